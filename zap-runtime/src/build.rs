@@ -1,0 +1,558 @@
+//! [`Builder`]: writes messages the way the canonical builder does (spec §4), so flat
+//! messages are byte-identical to the Go and Python runtimes.
+//!
+//! The buffer, the deferred-payload records and the scratch space are all reused across
+//! [`Builder::clear`], so a warm builder performs no heap allocation. Every byte it emits
+//! is written explicitly (padding included), so a reused buffer gives the same bytes as a
+//! fresh one.
+
+use crate::scalar::Scalar;
+use crate::{ALIGNMENT, HEADER_SIZE, MAGIC, VERSION1};
+
+/// A payload whose bytes are laid down when its object finishes (spec §4 step 5).
+#[derive(Clone, Copy, Debug)]
+struct Deferred {
+    /// Absolute position of the 8-byte slot to patch.
+    slot: usize,
+    /// Where the payload sits in [`Builder::scratch`].
+    at: usize,
+    len: usize,
+}
+
+/// Builds one ZAP message at a time into a buffer it keeps.
+///
+/// ```
+/// use zap_runtime::Builder;
+/// let mut b = Builder::new();
+/// let mut req = b.start_object(36);
+/// req.set_u64(0, 1);
+/// req.set_u64(8, 68943);
+/// req.set_bytes_fixed(16, &[0xde; 20]);
+/// req.finish_as_root();
+/// assert_eq!(b.finish().len(), 16 + 36);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    buf: Vec<u8>,
+    /// Start of the message being written. Non-zero only while a framed list element (a
+    /// complete message of its own) is built in place; positions handed out are relative
+    /// to it.
+    base: usize,
+    root: u32,
+    version: u16,
+    deferred: Vec<Deferred>,
+    scratch: Vec<u8>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Builder::new()
+    }
+}
+
+/// Where a finished list is and how many elements it has; pass it to
+/// [`ObjectBuilder::set_list`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct ListRef {
+    /// Position of the first element, relative to the message start.
+    pub offset: u32,
+    /// Number of elements.
+    pub count: u32,
+}
+
+/// A reserved pointer list (`list<ptr<T>>`), whose slots are filled with
+/// [`Builder::set_pointer`] once the targets are built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointerListRef {
+    start: usize,
+    count: u32,
+}
+
+impl PointerListRef {
+    /// The list, for [`ObjectBuilder::set_list`].
+    pub fn list(&self, b: &Builder) -> ListRef {
+        ListRef {
+            offset: b.rel(self.start),
+            count: self.count,
+        }
+    }
+}
+
+impl Builder {
+    /// A builder with a 256-byte buffer, stamping header version 1.
+    pub fn new() -> Self {
+        Builder::with_capacity(256)
+    }
+
+    /// A builder whose buffer starts with `capacity` bytes.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let mut b = Builder {
+            buf: Vec::with_capacity(capacity.max(HEADER_SIZE)),
+            base: 0,
+            root: 0,
+            version: VERSION1,
+            deferred: Vec::new(),
+            scratch: Vec::new(),
+        };
+        b.write_header();
+        b
+    }
+
+    /// A placeholder that owns no heap memory (its buffer is empty, not even a header).
+    /// Call [`Builder::clear`] before using it.
+    pub(crate) fn unallocated() -> Self {
+        Builder {
+            buf: Vec::new(),
+            base: 0,
+            root: 0,
+            version: VERSION1,
+            deferred: Vec::new(),
+            scratch: Vec::new(),
+        }
+    }
+
+    /// Forget the message being built, keeping every buffer's capacity and the version.
+    pub fn clear(&mut self) {
+        self.buf.clear();
+        self.deferred.clear();
+        self.scratch.clear();
+        self.base = 0;
+        self.root = 0;
+        self.write_header();
+    }
+
+    /// Stamp `version` (1 or 2) in the header of this and later messages.
+    pub fn set_version(&mut self, version: u16) {
+        self.version = version;
+        if let Some(v) = self.buf.get_mut(4..6) {
+            v.copy_from_slice(&version.to_le_bytes());
+        }
+    }
+
+    /// The header version this builder stamps.
+    pub fn version(&self) -> u16 {
+        self.version
+    }
+
+    fn write_header(&mut self) {
+        self.base = self.buf.len();
+        self.buf.extend_from_slice(&MAGIC);
+        self.buf.extend_from_slice(&self.version.to_le_bytes());
+        self.buf.extend_from_slice(&[0; HEADER_SIZE - 6]);
+    }
+
+    /// Bytes written so far (header included).
+    pub fn len(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Never true: the header is always there.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// Heap bytes held by this builder (buffer plus scratch), for pool caps.
+    pub fn capacity(&self) -> usize {
+        self.buf.capacity()
+            + self.scratch.capacity()
+            + self.deferred.capacity() * core::mem::size_of::<Deferred>()
+    }
+
+    /// Position relative to the message being written.
+    #[inline(always)]
+    fn rel(&self, abs: usize) -> u32 {
+        (abs - self.base) as u32
+    }
+
+    /// Pad with zeros to the next multiple of 8 from the message start.
+    #[inline(always)]
+    fn align(&mut self) {
+        let misalign = (self.buf.len() - self.base) % ALIGNMENT;
+        if misalign != 0 {
+            self.buf.resize(self.buf.len() + ALIGNMENT - misalign, 0);
+        }
+    }
+
+    /// Start an object whose fixed section is `size` bytes: pad to 8, zero-fill it.
+    #[inline]
+    pub fn start_object(&mut self, size: usize) -> ObjectBuilder<'_> {
+        self.align();
+        self.object_here(size)
+    }
+
+    #[inline(always)]
+    fn object_here(&mut self, size: usize) -> ObjectBuilder<'_> {
+        let start = self.buf.len();
+        self.buf.resize(start + size, 0);
+        let mark = self.deferred.len();
+        ObjectBuilder {
+            b: self,
+            start,
+            size,
+            mark,
+        }
+    }
+
+    /// Start a list whose elements are `elem_size` bytes apart (0 for framed lists):
+    /// pads to 8.
+    pub fn start_list(&mut self, elem_size: usize) -> ListBuilder<'_> {
+        self.align();
+        let start = self.buf.len();
+        ListBuilder {
+            b: self,
+            start,
+            elem_size,
+            count: 0,
+        }
+    }
+
+    /// Reserve a pointer list of `count` null slots (padded to 8). Build the targets
+    /// afterwards and point the slots at them with [`Builder::set_pointer`].
+    pub fn start_pointer_list(&mut self, count: u32) -> PointerListRef {
+        self.align();
+        let start = self.buf.len();
+        self.buf.resize(start + count as usize * 4, 0);
+        PointerListRef { start, count }
+    }
+
+    /// Point slot `i` of `list` at the object at `target` (0 leaves it null). Out-of-range
+    /// `i` is ignored.
+    pub fn set_pointer(&mut self, list: PointerListRef, i: u32, target: u32) {
+        if i >= list.count {
+            return;
+        }
+        let slot = list.start + i as usize * 4;
+        let rel = if target == 0 {
+            0
+        } else {
+            (target as i64 - self.rel(slot) as i64) as i32
+        };
+        rel.write_at(&mut self.buf, slot);
+    }
+
+    /// Write raw bytes (padded to 8) and return their position, or 0 if empty.
+    pub fn write_bytes(&mut self, data: &[u8]) -> u32 {
+        if data.is_empty() {
+            return 0;
+        }
+        self.align();
+        let at = self.rel(self.buf.len());
+        self.buf.extend_from_slice(data);
+        at
+    }
+
+    /// Finish the message: write the root offset and size. Flags stay 0.
+    pub fn finish(&mut self) -> &[u8] {
+        self.finish_with_flags(0)
+    }
+
+    /// Finish the message with the given flags word (RPC envelopes use `0xC800`).
+    pub fn finish_with_flags(&mut self, flags: u16) -> &[u8] {
+        let size = self.buf.len() as u32;
+        flags.write_at(&mut self.buf, 6);
+        self.root.write_at(&mut self.buf, 8);
+        size.write_at(&mut self.buf, 12);
+        &self.buf
+    }
+
+    /// The bytes written so far (a complete message only after `finish`).
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.buf
+    }
+
+    /// Take the buffer out (a finished message), leaving the builder empty and ready.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        let out = core::mem::take(&mut self.buf);
+        self.clear();
+        out
+    }
+
+    /// Lay down every payload deferred since `mark`, in setter-call order, and patch
+    /// each slot's relative offset. Then forget them.
+    fn flush_deferred(&mut self, mark: usize) {
+        let Some(first) = self.deferred.get(mark).copied() else {
+            return;
+        };
+        for d in &self.deferred[mark..] {
+            let data_pos = self.buf.len();
+            self.buf
+                .extend_from_slice(&self.scratch[d.at..d.at + d.len]);
+            ((data_pos - d.slot) as u32).write_at(&mut self.buf, d.slot);
+        }
+        self.deferred.truncate(mark);
+        self.scratch.truncate(first.at);
+    }
+
+    /// Build a complete message in place (a framed struct element): `[len u32]` then
+    /// header, then whatever `f` builds; `f` must finish its root object with
+    /// [`ObjectBuilder::finish_as_root`].
+    fn embedded_message<R>(&mut self, f: impl FnOnce(&mut Builder) -> R) -> R {
+        let len_at = self.buf.len();
+        self.buf.extend_from_slice(&[0; 4]);
+        let (outer_base, outer_root, outer_version) = (self.base, self.root, self.version);
+        self.version = VERSION1;
+        self.root = 0;
+        self.write_header();
+        let out = f(self);
+        let size = (self.buf.len() - self.base) as u32;
+        let (base, root) = (self.base, self.root);
+        root.write_at(&mut self.buf, base + 8);
+        size.write_at(&mut self.buf, base + 12);
+        size.write_at(&mut self.buf, len_at);
+        self.base = outer_base;
+        self.root = outer_root;
+        self.version = outer_version;
+        out
+    }
+}
+
+/// Writes one object's fields. Get one from [`Builder::start_object`].
+///
+/// Scalars and `bytes_fixed` are written in place; `text` and `bytes` payloads are laid
+/// down when the object finishes, in setter-call order. To build a child object or list
+/// while this one is open, use [`ObjectBuilder::builder`], then link it with
+/// [`ObjectBuilder::set_object`] / [`ObjectBuilder::set_list`].
+#[derive(Debug)]
+pub struct ObjectBuilder<'b> {
+    b: &'b mut Builder,
+    start: usize,
+    size: usize,
+    mark: usize,
+}
+
+impl<'b> ObjectBuilder<'b> {
+    /// The builder, to build children while this object is open.
+    pub fn builder(&mut self) -> &mut Builder {
+        self.b
+    }
+
+    /// This object's position relative to the message start.
+    pub fn offset(&self) -> u32 {
+        self.b.rel(self.start)
+    }
+
+    /// Make sure the slot `[offset, offset + width)` exists; returns its absolute position.
+    /// Slots past the fixed section grow the object, as the canonical builder does.
+    #[inline(always)]
+    fn slot(&mut self, offset: usize, width: usize) -> usize {
+        let pos = self.start + offset;
+        if pos + width > self.b.buf.len() {
+            self.b.buf.resize(pos + width, 0);
+        }
+        pos
+    }
+
+    /// Any scalar at `offset`.
+    #[inline(always)]
+    pub fn set<T: Scalar>(&mut self, offset: usize, v: T) {
+        let pos = self.slot(offset, T::WIDTH);
+        v.write_at(&mut self.b.buf, pos);
+    }
+
+    /// `bool` at `offset` (written as 0 or 1).
+    #[inline(always)]
+    pub fn set_bool(&mut self, offset: usize, v: bool) {
+        self.set(offset, v)
+    }
+    /// `u8` at `offset`.
+    #[inline(always)]
+    pub fn set_u8(&mut self, offset: usize, v: u8) {
+        self.set(offset, v)
+    }
+    /// `u16` at `offset`.
+    #[inline(always)]
+    pub fn set_u16(&mut self, offset: usize, v: u16) {
+        self.set(offset, v)
+    }
+    /// `u32` at `offset`.
+    #[inline(always)]
+    pub fn set_u32(&mut self, offset: usize, v: u32) {
+        self.set(offset, v)
+    }
+    /// `u64` at `offset`.
+    #[inline(always)]
+    pub fn set_u64(&mut self, offset: usize, v: u64) {
+        self.set(offset, v)
+    }
+    /// `i8` at `offset`.
+    #[inline(always)]
+    pub fn set_i8(&mut self, offset: usize, v: i8) {
+        self.set(offset, v)
+    }
+    /// `i16` at `offset`.
+    #[inline(always)]
+    pub fn set_i16(&mut self, offset: usize, v: i16) {
+        self.set(offset, v)
+    }
+    /// `i32` at `offset`.
+    #[inline(always)]
+    pub fn set_i32(&mut self, offset: usize, v: i32) {
+        self.set(offset, v)
+    }
+    /// `i64` at `offset`.
+    #[inline(always)]
+    pub fn set_i64(&mut self, offset: usize, v: i64) {
+        self.set(offset, v)
+    }
+    /// `f32` at `offset`.
+    #[inline(always)]
+    pub fn set_f32(&mut self, offset: usize, v: f32) {
+        self.set(offset, v)
+    }
+    /// `f64` at `offset`.
+    #[inline(always)]
+    pub fn set_f64(&mut self, offset: usize, v: f64) {
+        self.set(offset, v)
+    }
+
+    /// `bytes_fixed` at `offset`: copies `v` inline (an empty `v` writes nothing).
+    #[inline(always)]
+    pub fn set_bytes_fixed(&mut self, offset: usize, v: &[u8]) {
+        if v.is_empty() {
+            return;
+        }
+        let pos = self.slot(offset, v.len());
+        self.b.buf[pos..pos + v.len()].copy_from_slice(v);
+    }
+
+    /// `bytes` at `offset`: writes the length now and defers the payload to `finish`.
+    /// An empty `v` writes `{0, 0}` and defers nothing.
+    pub fn set_bytes(&mut self, offset: usize, v: &[u8]) {
+        let pos = self.slot(offset, 8);
+        0u32.write_at(&mut self.b.buf, pos);
+        (v.len() as u32).write_at(&mut self.b.buf, pos + 4);
+        if v.is_empty() {
+            return;
+        }
+        let at = self.b.scratch.len();
+        self.b.scratch.extend_from_slice(v);
+        self.b.deferred.push(Deferred {
+            slot: pos,
+            at,
+            len: v.len(),
+        });
+    }
+
+    /// `text` at `offset`: as [`ObjectBuilder::set_bytes`] with the UTF-8 bytes.
+    pub fn set_text(&mut self, offset: usize, v: &str) {
+        self.set_bytes(offset, v.as_bytes())
+    }
+
+    /// A struct pointer at `offset` to the object at `child` (0 writes null).
+    pub fn set_object(&mut self, offset: usize, child: u32) {
+        let pos = self.slot(offset, 4);
+        let rel = if child == 0 {
+            0
+        } else {
+            (child as i64 - self.b.rel(pos) as i64) as i32
+        };
+        rel.write_at(&mut self.b.buf, pos);
+    }
+
+    /// A list slot at `offset` (an empty list writes `{0, 0}`).
+    pub fn set_list(&mut self, offset: usize, list: ListRef) {
+        let pos = self.slot(offset, 8);
+        let (rel, count) = if list.offset == 0 || list.count == 0 {
+            (0, 0)
+        } else {
+            (
+                (list.offset as i64 - self.b.rel(pos) as i64) as i32,
+                list.count,
+            )
+        };
+        rel.write_at(&mut self.b.buf, pos);
+        count.write_at(&mut self.b.buf, pos + 4);
+    }
+
+    /// Finish the object: lay down its deferred payloads and patch their offsets.
+    /// Returns its position, for a parent's [`ObjectBuilder::set_object`].
+    pub fn finish(self) -> u32 {
+        self.finish_inner().1
+    }
+
+    /// Finish the object and make it the message root.
+    pub fn finish_as_root(self) -> u32 {
+        let (b, at) = self.finish_inner();
+        b.root = at;
+        at
+    }
+
+    fn finish_inner(mut self) -> (&'b mut Builder, u32) {
+        let size = self.size;
+        self.slot(0, size);
+        let ObjectBuilder { b, start, mark, .. } = self;
+        b.flush_deferred(mark);
+        let at = b.rel(start);
+        (b, at)
+    }
+}
+
+/// Appends the elements of one list. Get one from [`Builder::start_list`].
+#[derive(Debug)]
+pub struct ListBuilder<'b> {
+    b: &'b mut Builder,
+    start: usize,
+    elem_size: usize,
+    count: u32,
+}
+
+impl ListBuilder<'_> {
+    /// Append a scalar element (strided lists).
+    #[inline]
+    pub fn push<T: Scalar>(&mut self, v: T) {
+        let pos = self.b.buf.len();
+        self.b.buf.resize(pos + T::WIDTH, 0);
+        v.write_at(&mut self.b.buf, pos);
+        self.count += 1;
+    }
+
+    /// Append one element's raw bytes (a `bytes_fixed[N]` element, or an all-inline
+    /// struct's fixed section).
+    pub fn push_raw(&mut self, element: &[u8]) {
+        self.b.buf.extend_from_slice(element);
+        self.count += 1;
+    }
+
+    /// Append one strided struct element: a zero-filled fixed section of the list's
+    /// element size, written through the returned builder. Such structs have no
+    /// out-of-line fields, so nothing is deferred.
+    pub fn push_struct(&mut self) -> ObjectBuilder<'_> {
+        self.count += 1;
+        self.b.object_here(self.elem_size)
+    }
+
+    /// Append one framed element: `[len u32][data]`.
+    pub fn push_framed(&mut self, data: &[u8]) {
+        self.b
+            .buf
+            .extend_from_slice(&(data.len() as u32).to_le_bytes());
+        self.b.buf.extend_from_slice(data);
+        self.count += 1;
+    }
+
+    /// Append one framed struct element, built in place as a complete message: `f`
+    /// starts the element's root object on the builder it is given and finishes it with
+    /// [`ObjectBuilder::finish_as_root`].
+    pub fn push_message<R>(&mut self, f: impl FnOnce(&mut Builder) -> R) -> R {
+        self.count += 1;
+        self.b.embedded_message(f)
+    }
+
+    /// Elements appended so far.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
+    /// The builder, e.g. to build the targets of a pointer list.
+    pub fn builder(&mut self) -> &mut Builder {
+        self.b
+    }
+
+    /// Finish the list: where it is and how many elements it has.
+    pub fn finish(self) -> ListRef {
+        ListRef {
+            offset: self.b.rel(self.start),
+            count: self.count,
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! # zap-runtime
+//!
+//! The ZAP wire format for Rust, as described in the project's `spec/wire.md` and spoken
+//! by the Go, Python and TypeScript runtimes:
+//!
+//! * [`Message`], [`Object`] and [`List`]: zero-copy views over a `&[u8]`. Every getter
+//!   is a bounds check and a load; out-of-range reads yield the zero value, never a panic.
+//! * [`Builder`]: writes messages byte-identical to the canonical builder, into a buffer
+//!   it reuses. [`BuilderPool`] hands builders out and takes them back, so building a
+//!   message after warm-up performs no heap allocation.
+//! * [`rpc`]: the RPC call envelope (request/response objects, status codes) and
+//!   [`frame`]: the `[len u32][dir u8][envelope]` TCP framing.
+//!
+//! ```
+//! use zap_runtime::{Builder, Message};
+//!
+//! let mut b = Builder::new();
+//! let mut obj = b.start_object(16);
+//! obj.set_u32(0, 0xDEAD_BEEF);
+//! obj.set_text(8, "zap");
+//! obj.finish_as_root();
+//! let bytes = b.finish();
+//!
+//! let msg = Message::parse(bytes).unwrap();
+//! assert_eq!(msg.root().u32(0), 0xDEAD_BEEF);
+//! assert_eq!(msg.root().text(8), "zap");
+//! ```
+
+mod build;
+mod error;
+pub mod frame;
+mod pool;
+mod read;
+pub mod rpc;
+mod scalar;
+
+pub use build::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
+pub use error::{FrameError, ParseError, RequestError};
+pub use pool::{BuilderPool, PooledBuilder};
+pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
+pub use scalar::Scalar;
+
+/// Length of the message header.
+pub const HEADER_SIZE: usize = 16;
+/// The four magic bytes every message starts with: `"ZAP\0"`.
+pub const MAGIC: [u8; 4] = *b"ZAP\0";
+/// Header version 1: what builders stamp by default.
+pub const VERSION1: u16 = 1;
+/// Header version 2: what RPC envelopes stamp. The data segment is identical.
+pub const VERSION2: u16 = 2;
+/// Objects and lists start at positions aligned to this many bytes.
+pub const ALIGNMENT: usize = 8;

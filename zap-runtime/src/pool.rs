@@ -1,0 +1,115 @@
+//! [`BuilderPool`]: hands out warm builders and takes them back, so steady-state message
+//! building allocates nothing.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Mutex;
+
+use crate::build::Builder;
+
+/// A pool of reusable [`Builder`]s.
+///
+/// [`BuilderPool::get`] returns a [`PooledBuilder`] that derefs to a cleared builder and
+/// goes back to the pool when dropped. A builder whose buffers grew past
+/// `max_capacity` bytes (one huge message) is freed instead of kept, so a spike does not
+/// pin memory forever; at most `max_idle` builders wait in the pool.
+///
+/// ```
+/// use zap_runtime::BuilderPool;
+/// let pool = BuilderPool::new();
+/// let mut b = pool.get();
+/// let mut obj = b.start_object(8);
+/// obj.set_u64(0, 7);
+/// obj.finish_as_root();
+/// let wire: &[u8] = b.finish();
+/// assert_eq!(wire.len(), 24);
+/// ```
+#[derive(Debug)]
+pub struct BuilderPool {
+    idle: Mutex<Vec<Builder>>,
+    max_idle: usize,
+    max_capacity: usize,
+    initial_capacity: usize,
+}
+
+impl Default for BuilderPool {
+    fn default() -> Self {
+        BuilderPool::new()
+    }
+}
+
+impl BuilderPool {
+    /// Default number of idle builders kept.
+    pub const DEFAULT_MAX_IDLE: usize = 64;
+    /// Default cap on the bytes a returned builder may hold (1 MiB).
+    pub const DEFAULT_MAX_CAPACITY: usize = 1 << 20;
+
+    /// A pool with the default limits.
+    pub fn new() -> Self {
+        BuilderPool::with_limits(Self::DEFAULT_MAX_IDLE, Self::DEFAULT_MAX_CAPACITY)
+    }
+
+    /// A pool keeping at most `max_idle` builders of at most `max_capacity` bytes each.
+    pub fn with_limits(max_idle: usize, max_capacity: usize) -> Self {
+        BuilderPool {
+            idle: Mutex::new(Vec::with_capacity(max_idle)),
+            max_idle,
+            max_capacity,
+            initial_capacity: 256,
+        }
+    }
+
+    /// Take a cleared builder (a pooled one if any is idle, else a new one).
+    pub fn get(&self) -> PooledBuilder<'_> {
+        let reused = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let builder = reused.unwrap_or_else(|| Builder::with_capacity(self.initial_capacity));
+        PooledBuilder {
+            builder,
+            pool: self,
+        }
+    }
+
+    /// Builders currently idle in the pool.
+    pub fn idle(&self) -> usize {
+        self.idle.lock().map(|idle| idle.len()).unwrap_or(0)
+    }
+
+    fn give_back(&self, mut builder: Builder) {
+        if builder.capacity() > self.max_capacity {
+            return; // dropped: one huge message must not pin its memory
+        }
+        builder.clear();
+        builder.set_version(crate::VERSION1);
+        if let Ok(mut idle) = self.idle.lock() {
+            if idle.len() < self.max_idle {
+                idle.push(builder);
+            }
+        }
+    }
+}
+
+/// A builder on loan from a [`BuilderPool`]; returns there when dropped.
+#[derive(Debug)]
+pub struct PooledBuilder<'p> {
+    builder: Builder,
+    pool: &'p BuilderPool,
+}
+
+impl Deref for PooledBuilder<'_> {
+    type Target = Builder;
+    fn deref(&self) -> &Builder {
+        &self.builder
+    }
+}
+
+impl DerefMut for PooledBuilder<'_> {
+    fn deref_mut(&mut self) -> &mut Builder {
+        &mut self.builder
+    }
+}
+
+impl Drop for PooledBuilder<'_> {
+    fn drop(&mut self) {
+        let builder = core::mem::replace(&mut self.builder, Builder::unallocated());
+        self.pool.give_back(builder);
+    }
+}

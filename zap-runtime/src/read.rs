@@ -1,0 +1,595 @@
+//! Zero-copy views over a message: [`Message`], [`Object`], [`List`].
+//!
+//! Every read follows the bounds rules of spec §3, shared with the Go and Python
+//! runtimes: all bounds are checked against the message size (not the struct size), and
+//! any read that fails yields the zero value (0, `false`, empty, null object, empty list).
+//! Nothing here allocates, copies or panics.
+
+use crate::error::ParseError;
+use crate::scalar::Scalar;
+use crate::{HEADER_SIZE, MAGIC, VERSION1, VERSION2};
+
+/// A parsed message: the header checked, the buffer cut to the declared size.
+#[derive(Clone, Copy, Debug)]
+pub struct Message<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Message<'a> {
+    /// Check the header (spec §1) and view `buf[..size]` as a message.
+    ///
+    /// Refuses fewer than 16 bytes, a wrong magic, a version other than 1 or 2, and a
+    /// declared size below 16 or past the end of `buf`. Bytes after `size` are ignored.
+    pub fn parse(buf: &'a [u8]) -> Result<Self, ParseError> {
+        let header: &[u8; HEADER_SIZE] = buf
+            .first_chunk()
+            .ok_or(ParseError::TooShort { len: buf.len() })?;
+        let magic: [u8; 4] = [header[0], header[1], header[2], header[3]];
+        if magic != MAGIC {
+            return Err(ParseError::BadMagic { found: magic });
+        }
+        let version = u16::from_le_bytes([header[4], header[5]]);
+        if version != VERSION1 && version != VERSION2 {
+            return Err(ParseError::BadVersion { found: version });
+        }
+        let size = u32::from_le_bytes([header[12], header[13], header[14], header[15]]);
+        if (size as usize) < HEADER_SIZE {
+            return Err(ParseError::SizeBelowHeader { size });
+        }
+        let buf = buf.get(..size as usize).ok_or(ParseError::SizePastEnd {
+            size,
+            len: buf.len(),
+        })?;
+        Ok(Message { buf })
+    }
+
+    /// Header version (1 or 2).
+    pub fn version(&self) -> u16 {
+        u16::from_le_bytes([self.buf[4], self.buf[5]])
+    }
+
+    /// Header flags word (the high byte is the message type; RPC envelopes use 200).
+    pub fn flags(&self) -> u16 {
+        u16::from_le_bytes([self.buf[6], self.buf[7]])
+    }
+
+    /// Offset of the root object, as written in the header.
+    pub fn root_offset(&self) -> u32 {
+        u32::from_le_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]])
+    }
+
+    /// Total message length, header included.
+    pub fn size(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The message bytes (`buf[..size]`).
+    pub fn as_bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// The root object. A root offset outside `[16, size)` gives the null object, the
+    /// same rule as a struct pointer.
+    #[inline]
+    pub fn root(&self) -> Object<'a> {
+        Object::at(self.buf, self.root_offset() as usize)
+    }
+}
+
+/// A view of one object's fixed section. Field getters take the schema's byte offset.
+///
+/// The null object (a null pointer, or any failed pointer read) reads as all zeros.
+#[derive(Clone, Copy, Debug)]
+pub struct Object<'a> {
+    /// The whole message for a live object; empty for the null object, so that every
+    /// read on it fails its bounds check and yields zero without a separate branch.
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl Default for Object<'_> {
+    fn default() -> Self {
+        Object::NULL
+    }
+}
+
+impl<'a> Object<'a> {
+    /// The null object.
+    pub const NULL: Object<'static> = Object { buf: &[], pos: 0 };
+
+    /// The object at absolute position `pos` of `msg`, or null unless `16 <= pos < size`.
+    #[inline]
+    fn at(msg: &'a [u8], pos: usize) -> Object<'a> {
+        if pos < HEADER_SIZE || pos >= msg.len() {
+            return Object::NULL;
+        }
+        Object { buf: msg, pos }
+    }
+
+    /// True for the null object.
+    #[inline]
+    pub fn is_null(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Absolute position of the fixed section in the message (0 for null).
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// The message this object lives in (empty for null).
+    pub fn message_bytes(&self) -> &'a [u8] {
+        self.buf
+    }
+
+    /// Absolute position of the field at `offset`, if it does not overflow.
+    #[inline(always)]
+    fn slot(&self, offset: usize) -> usize {
+        // pos < 2^32 and offsets come from u32 schema values, so this cannot overflow
+        // on 64-bit targets; saturate anyway so a wild offset just fails its bounds check.
+        self.pos.saturating_add(offset)
+    }
+
+    /// Any scalar at `offset`; zero if it runs past the message.
+    #[inline(always)]
+    pub fn get<T: Scalar>(&self, offset: usize) -> T {
+        T::read_at(self.buf, self.slot(offset)).unwrap_or_default()
+    }
+
+    /// `bool` at `offset` (any non-zero byte is true).
+    #[inline(always)]
+    pub fn bool(&self, offset: usize) -> bool {
+        self.get(offset)
+    }
+    /// `u8` at `offset`.
+    #[inline(always)]
+    pub fn u8(&self, offset: usize) -> u8 {
+        self.get(offset)
+    }
+    /// `u16` at `offset`.
+    #[inline(always)]
+    pub fn u16(&self, offset: usize) -> u16 {
+        self.get(offset)
+    }
+    /// `u32` at `offset`.
+    #[inline(always)]
+    pub fn u32(&self, offset: usize) -> u32 {
+        self.get(offset)
+    }
+    /// `u64` at `offset`.
+    #[inline(always)]
+    pub fn u64(&self, offset: usize) -> u64 {
+        self.get(offset)
+    }
+    /// `i8` at `offset`.
+    #[inline(always)]
+    pub fn i8(&self, offset: usize) -> i8 {
+        self.get(offset)
+    }
+    /// `i16` at `offset`.
+    #[inline(always)]
+    pub fn i16(&self, offset: usize) -> i16 {
+        self.get(offset)
+    }
+    /// `i32` at `offset`.
+    #[inline(always)]
+    pub fn i32(&self, offset: usize) -> i32 {
+        self.get(offset)
+    }
+    /// `i64` at `offset`.
+    #[inline(always)]
+    pub fn i64(&self, offset: usize) -> i64 {
+        self.get(offset)
+    }
+    /// `f32` at `offset`.
+    #[inline(always)]
+    pub fn f32(&self, offset: usize) -> f32 {
+        self.get(offset)
+    }
+    /// `f64` at `offset`.
+    #[inline(always)]
+    pub fn f64(&self, offset: usize) -> f64 {
+        self.get(offset)
+    }
+
+    /// `bytes_fixed[N]` at `offset`, borrowed; all zeros if it runs past the message.
+    #[inline(always)]
+    pub fn bytes_fixed<const N: usize>(&self, offset: usize) -> &'a [u8; N] {
+        match self
+            .buf
+            .get(self.slot(offset)..)
+            .and_then(|s| s.first_chunk::<N>())
+        {
+            Some(bytes) => bytes,
+            None => const { &[0u8; N] },
+        }
+    }
+
+    /// `bytes_fixed[n]` at `offset` as a slice; empty if it runs past the message.
+    pub fn bytes_fixed_slice(&self, offset: usize, n: usize) -> &'a [u8] {
+        let start = self.slot(offset);
+        start
+            .checked_add(n)
+            .and_then(|end| self.buf.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// `bytes` at `offset`: the out-of-line payload, borrowed; empty on any bounds failure.
+    #[inline]
+    pub fn bytes(&self, offset: usize) -> &'a [u8] {
+        let slot = self.slot(offset);
+        let (Some(rel), Some(len)) = (
+            u32::read_at(self.buf, slot),
+            u32::read_at(self.buf, slot.saturating_add(4)),
+        ) else {
+            return &[];
+        };
+        if rel == 0 {
+            return &[];
+        }
+        // `rel` is unsigned: the payload always lies after its slot.
+        let Some(start) = slot.checked_add(rel as usize) else {
+            return &[];
+        };
+        if start < HEADER_SIZE {
+            return &[];
+        }
+        start
+            .checked_add(len as usize)
+            .and_then(|end| self.buf.get(start..end))
+            .unwrap_or_default()
+    }
+
+    /// `text` at `offset`. Empty on any bounds failure **and** when the payload is not
+    /// valid UTF-8 (a `&str` is never built from invalid bytes); use
+    /// [`Object::try_text`] to tell those apart.
+    #[inline]
+    pub fn text(&self, offset: usize) -> &'a str {
+        self.try_text(offset).unwrap_or_default()
+    }
+
+    /// `text` at `offset`, or the UTF-8 error of its payload.
+    pub fn try_text(&self, offset: usize) -> Result<&'a str, core::str::Utf8Error> {
+        core::str::from_utf8(self.bytes(offset))
+    }
+
+    /// The child object a struct pointer at `offset` points to, or null.
+    ///
+    /// The pointer is signed and relative to its slot; 0 is null; the target must lie in
+    /// `[16, size)`.
+    #[inline]
+    pub fn object(&self, offset: usize) -> Object<'a> {
+        let slot = self.slot(offset);
+        match i32::read_at(self.buf, slot) {
+            None | Some(0) => Object::NULL,
+            Some(rel) => match slot.checked_add_signed(rel as isize) {
+                Some(target) => Object::at(self.buf, target),
+                None => Object::NULL,
+            },
+        }
+    }
+
+    /// The list whose slot is at `offset`, or the empty list.
+    ///
+    /// The pointer is signed and relative to its slot; 0 is empty; the count must not
+    /// exceed the message size and the start must lie in `[16, size)`.
+    #[inline]
+    pub fn list(&self, offset: usize) -> List<'a> {
+        let slot = self.slot(offset);
+        let (Some(rel), Some(count)) = (
+            i32::read_at(self.buf, slot),
+            u32::read_at(self.buf, slot.saturating_add(4)),
+        ) else {
+            return List::EMPTY;
+        };
+        if rel == 0 || count as usize > self.buf.len() {
+            return List::EMPTY;
+        }
+        match slot.checked_add_signed(rel as isize) {
+            Some(start) if (HEADER_SIZE..self.buf.len()).contains(&start) => List {
+                buf: self.buf,
+                pos: start,
+                count: count as usize,
+            },
+            _ => List::EMPTY,
+        }
+    }
+}
+
+/// A view of a list: where it starts and how many elements it claims.
+///
+/// Which shape it has is known from the schema, so the typed accessors ([`List::get`],
+/// [`List::scalars`], [`List::objects`], [`List::framed`], [`List::messages`],
+/// [`List::pointers`]) each apply their own shape's bounds rules.
+#[derive(Clone, Copy, Debug)]
+pub struct List<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    count: usize,
+}
+
+impl Default for List<'_> {
+    fn default() -> Self {
+        List::EMPTY
+    }
+}
+
+impl<'a> List<'a> {
+    /// The empty (null) list.
+    pub const EMPTY: List<'static> = List {
+        buf: &[],
+        pos: 0,
+        count: 0,
+    };
+
+    /// The element count written in the slot (already checked to be at most the size).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.count
+    }
+
+    /// True for a null or zero-length list.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// True for the null list (no pointer, or a pointer that failed its bounds check).
+    pub fn is_null(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// The number of elements a strided list of `width`-byte elements may expose: the
+    /// count, unless `count * width` runs past the message, in which case 0.
+    #[inline]
+    fn strided_len(&self, width: usize) -> usize {
+        let room = self.buf.len().saturating_sub(self.pos);
+        match self.count.checked_mul(width) {
+            Some(bytes) if bytes <= room => self.count,
+            _ => 0,
+        }
+    }
+
+    /// Element `i` of a strided scalar list; zero if `i` is out of range.
+    #[inline]
+    pub fn get<T: Scalar>(&self, i: usize) -> T {
+        if i >= self.strided_len(T::WIDTH) {
+            return T::default();
+        }
+        T::read_at(self.buf, self.pos + i * T::WIDTH).unwrap_or_default()
+    }
+
+    /// Iterate a strided scalar list.
+    pub fn scalars<T: Scalar>(&self) -> Scalars<'a, T> {
+        let len = self.strided_len(T::WIDTH);
+        Scalars {
+            buf: &self.buf[self.pos.min(self.buf.len())..],
+            i: 0,
+            len,
+            _t: core::marker::PhantomData,
+        }
+    }
+
+    /// Element `i` of a strided `bytes_fixed[N]` list; zeros if out of range.
+    pub fn bytes_fixed<const N: usize>(&self, i: usize) -> &'a [u8; N] {
+        if i >= self.strided_len(N) {
+            return const { &[0u8; N] };
+        }
+        match self
+            .buf
+            .get(self.pos + i * N..)
+            .and_then(|s| s.first_chunk::<N>())
+        {
+            Some(b) => b,
+            None => const { &[0u8; N] },
+        }
+    }
+
+    /// Element `i` of a strided struct list whose elements are `width` bytes; null if out
+    /// of range.
+    pub fn object(&self, i: usize, width: usize) -> Object<'a> {
+        if i >= self.strided_len(width) {
+            return Object::NULL;
+        }
+        Object::at(self.buf, self.pos + i * width)
+    }
+
+    /// Iterate a strided struct list whose elements are `width` bytes.
+    pub fn objects(&self, width: usize) -> StridedObjects<'a> {
+        StridedObjects {
+            list: *self,
+            width,
+            i: 0,
+            len: self.strided_len(width),
+        }
+    }
+
+    /// Iterate a framed list (`[len u32][payload]` back to back), single pass. Stops at
+    /// the count or at the first element that would run past the message.
+    pub fn framed(&self) -> Framed<'a> {
+        Framed {
+            buf: self.buf,
+            pos: self.pos,
+            left: self.count,
+        }
+    }
+
+    /// Iterate a framed list of `text`; an element that is not UTF-8 reads as `""`.
+    pub fn texts(&self) -> Texts<'a> {
+        Texts {
+            inner: self.framed(),
+        }
+    }
+
+    /// Iterate a framed list of structs: each payload is a complete message; its root is
+    /// yielded, or the null object where the payload does not parse.
+    pub fn messages(&self) -> Messages<'a> {
+        Messages {
+            inner: self.framed(),
+        }
+    }
+
+    /// Iterate a pointer list (`list<ptr<T>>`): 4-byte signed offsets relative to their
+    /// own slot; 0 or out-of-bounds targets yield the null object.
+    pub fn pointers(&self) -> Pointers<'a> {
+        Pointers {
+            list: *self,
+            i: 0,
+            len: self.strided_len(4),
+        }
+    }
+}
+
+/// Iterator over a strided scalar list. See [`List::scalars`].
+#[derive(Clone, Debug)]
+pub struct Scalars<'a, T> {
+    buf: &'a [u8],
+    i: usize,
+    len: usize,
+    _t: core::marker::PhantomData<T>,
+}
+
+impl<T: Scalar> Iterator for Scalars<'_, T> {
+    type Item = T;
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        if self.i >= self.len {
+            return None;
+        }
+        let v = T::read_at(self.buf, self.i * T::WIDTH).unwrap_or_default();
+        self.i += 1;
+        Some(v)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.i;
+        (n, Some(n))
+    }
+}
+impl<T: Scalar> ExactSizeIterator for Scalars<'_, T> {}
+
+/// Iterator over a strided struct list. See [`List::objects`].
+#[derive(Clone, Debug)]
+pub struct StridedObjects<'a> {
+    list: List<'a>,
+    width: usize,
+    i: usize,
+    len: usize,
+}
+
+impl<'a> Iterator for StridedObjects<'a> {
+    type Item = Object<'a>;
+    fn next(&mut self) -> Option<Object<'a>> {
+        if self.i >= self.len {
+            return None;
+        }
+        let obj = Object::at(self.list.buf, self.list.pos + self.i * self.width);
+        self.i += 1;
+        Some(obj)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.i;
+        (n, Some(n))
+    }
+}
+impl ExactSizeIterator for StridedObjects<'_> {}
+
+/// Single-pass iterator over the payloads of a framed list. See [`List::framed`].
+#[derive(Clone, Debug)]
+pub struct Framed<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    left: usize,
+}
+
+impl<'a> Iterator for Framed<'a> {
+    type Item = &'a [u8];
+    #[inline]
+    fn next(&mut self) -> Option<&'a [u8]> {
+        if self.left == 0 {
+            return None;
+        }
+        let len = u32::read_at(self.buf, self.pos)? as usize;
+        let start = self.pos + 4;
+        let Some(payload) = start
+            .checked_add(len)
+            .and_then(|end| self.buf.get(start..end))
+        else {
+            self.left = 0;
+            return None;
+        };
+        self.pos = start + len;
+        self.left -= 1;
+        Some(payload)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.left))
+    }
+}
+
+/// Iterator over a framed list of `text`. See [`List::texts`].
+#[derive(Clone, Debug)]
+pub struct Texts<'a> {
+    inner: Framed<'a>,
+}
+
+impl<'a> Iterator for Texts<'a> {
+    type Item = &'a str;
+    fn next(&mut self) -> Option<&'a str> {
+        self.inner
+            .next()
+            .map(|b| core::str::from_utf8(b).unwrap_or_default())
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// Iterator over a framed list of structs. See [`List::messages`].
+#[derive(Clone, Debug)]
+pub struct Messages<'a> {
+    inner: Framed<'a>,
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Object<'a>;
+    fn next(&mut self) -> Option<Object<'a>> {
+        let payload = self.inner.next()?;
+        Some(
+            Message::parse(payload)
+                .map(|m| m.root())
+                .unwrap_or(Object::NULL),
+        )
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+/// Iterator over a pointer list. See [`List::pointers`].
+#[derive(Clone, Debug)]
+pub struct Pointers<'a> {
+    list: List<'a>,
+    i: usize,
+    len: usize,
+}
+
+impl<'a> Iterator for Pointers<'a> {
+    type Item = Object<'a>;
+    fn next(&mut self) -> Option<Object<'a>> {
+        if self.i >= self.len {
+            return None;
+        }
+        let slot = self.list.pos + self.i * 4;
+        self.i += 1;
+        let target = match i32::read_at(self.list.buf, slot) {
+            None | Some(0) => return Some(Object::NULL),
+            Some(rel) => slot.checked_add_signed(rel as isize),
+        };
+        Some(target.map_or(Object::NULL, |t| Object::at(self.list.buf, t)))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.i;
+        (n, Some(n))
+    }
+}
+impl ExactSizeIterator for Pointers<'_> {}

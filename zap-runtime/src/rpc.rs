@@ -1,0 +1,182 @@
+//! The RPC call envelope (spec §5): a request or response object inside a ZAP message
+//! with header version 2 and flags `0xC800`.
+//!
+//! ```
+//! use zap_runtime::{rpc::{Request, Response, Status}, Builder};
+//! let mut b = Builder::new();
+//! let wire = Request { method: 1, promise_id: 7, target: 0, cap: b"", payload: b"hi" }
+//!     .encode(&mut b)
+//!     .to_vec();
+//! let req = Request::parse(&wire).unwrap();
+//! assert_eq!((req.method, req.promise_id, req.payload), (1, 7, &b"hi"[..]));
+//! let resp = Response { status: Status::OK, promise_id: 7, body: b"" }.encode(&mut b);
+//! assert_eq!(Response::parse(resp).unwrap().status, Status::OK);
+//! ```
+
+use crate::build::Builder;
+use crate::error::RequestError;
+use crate::read::{Message, Object};
+use crate::VERSION2;
+
+/// The message type of RPC envelopes, carried in the high byte of the header flags.
+pub const MSG_TYPE_RPC: u8 = 200;
+/// The flags word of RPC envelopes: `MSG_TYPE_RPC << 8`.
+pub const RPC_FLAGS: u16 = (MSG_TYPE_RPC as u16) << 8;
+/// The `Target` of a call that does not pipeline on an earlier one.
+pub const NO_TARGET: u32 = 0;
+
+/// Request object layout: fixed size and field offsets.
+pub mod request {
+    pub const SIZE: usize = 28;
+    pub const METHOD: usize = 0;
+    pub const PROMISE_ID: usize = 4;
+    pub const TARGET: usize = 8;
+    pub const CAP: usize = 12;
+    pub const PAYLOAD: usize = 20;
+}
+
+/// Response object layout: fixed size and field offsets (bytes 8..12 are unused).
+pub mod response {
+    pub const SIZE: usize = 20;
+    pub const STATUS: usize = 0;
+    pub const PROMISE_ID: usize = 4;
+    pub const BODY: usize = 12;
+}
+
+/// A response status code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Status(pub u32);
+
+impl Status {
+    pub const OK: Status = Status(200);
+    pub const BAD_REQUEST: Status = Status(400);
+    pub const UNAUTHORIZED: Status = Status(401);
+    pub const FORBIDDEN: Status = Status(403);
+    pub const NOT_FOUND: Status = Status(404);
+    pub const INTERNAL: Status = Status(500);
+
+    /// A short reason phrase for the known codes.
+    pub fn reason(self) -> &'static str {
+        match self.0 {
+            200 => "ok",
+            400 => "bad request",
+            401 => "unauthorized",
+            403 => "forbidden",
+            404 => "unknown method",
+            500 => "handler error",
+            _ => "unknown status",
+        }
+    }
+}
+
+impl core::fmt::Display for Status {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{} ({})", self.0, self.reason())
+    }
+}
+
+/// The root object of an envelope, if its whole fixed section is inside the message.
+fn envelope_root(buf: &[u8], need: usize) -> Result<Object<'_>, RequestError> {
+    let msg = Message::parse(buf)?;
+    let root = msg.root();
+    if root.is_null() || root.position() + need > msg.size() {
+        return Err(RequestError::Truncated {
+            root: msg.root_offset(),
+            need,
+            size: msg.size(),
+        });
+    }
+    Ok(root)
+}
+
+/// A call: which method, which promise it answers to, and its payload (borrowed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// 1-based method ordinal in the interface.
+    pub method: u32,
+    /// Caller-chosen, non-zero, unique per connection while in flight.
+    pub promise_id: u32,
+    /// 0, or the PromiseID of an earlier call whose result is this call's payload.
+    pub target: u32,
+    /// Opaque capability token (may be empty).
+    pub cap: &'a [u8],
+    /// The request struct, a complete ZAP message.
+    pub payload: &'a [u8],
+}
+
+impl<'a> Request<'a> {
+    /// Read a request envelope. Refuses a buffer that is not a message or whose root
+    /// object is null or truncated.
+    pub fn parse(buf: &'a [u8]) -> Result<Self, RequestError> {
+        let root = envelope_root(buf, request::SIZE)?;
+        Ok(Request {
+            method: root.u32(request::METHOD),
+            promise_id: root.u32(request::PROMISE_ID),
+            target: root.u32(request::TARGET),
+            cap: root.bytes(request::CAP),
+            payload: root.bytes(request::PAYLOAD),
+        })
+    }
+
+    /// Encode into `b` (cleared first), byte-identical to the other runtimes.
+    pub fn encode<'b>(&self, b: &'b mut Builder) -> &'b [u8] {
+        b.clear();
+        self.write(b);
+        b.finish_with_flags(RPC_FLAGS)
+    }
+
+    /// Write the envelope into a freshly cleared builder without finishing it.
+    pub fn write(&self, b: &mut Builder) {
+        b.set_version(VERSION2);
+        let mut obj = b.start_object(request::SIZE);
+        obj.set_u32(request::METHOD, self.method);
+        obj.set_u32(request::PROMISE_ID, self.promise_id);
+        obj.set_u32(request::TARGET, self.target);
+        obj.set_bytes(request::CAP, self.cap);
+        obj.set_bytes(request::PAYLOAD, self.payload);
+        obj.finish_as_root();
+    }
+}
+
+/// An answer: status, the promise it resolves, and the body (borrowed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Response<'a> {
+    pub status: Status,
+    pub promise_id: u32,
+    /// The response struct (a complete ZAP message) for 200, or an error text.
+    pub body: &'a [u8],
+}
+
+impl<'a> Response<'a> {
+    /// Read a response envelope.
+    pub fn parse(buf: &'a [u8]) -> Result<Self, RequestError> {
+        let root = envelope_root(buf, response::SIZE)?;
+        Ok(Response {
+            status: Status(root.u32(response::STATUS)),
+            promise_id: root.u32(response::PROMISE_ID),
+            body: root.bytes(response::BODY),
+        })
+    }
+
+    /// Encode into `b` (cleared first), byte-identical to the other runtimes.
+    pub fn encode<'b>(&self, b: &'b mut Builder) -> &'b [u8] {
+        b.clear();
+        self.write(b);
+        b.finish_with_flags(RPC_FLAGS)
+    }
+
+    /// Write the envelope into a freshly cleared builder without finishing it.
+    pub fn write(&self, b: &mut Builder) {
+        b.set_version(VERSION2);
+        let mut obj = b.start_object(response::SIZE);
+        obj.set_u32(response::STATUS, self.status.0);
+        obj.set_u32(response::PROMISE_ID, self.promise_id);
+        obj.set_bytes(response::BODY, self.body);
+        obj.finish_as_root();
+    }
+
+    /// The body as UTF-8 text (error responses carry a message), lossy.
+    pub fn body_text(&self) -> std::borrow::Cow<'a, str> {
+        String::from_utf8_lossy(self.body)
+    }
+}

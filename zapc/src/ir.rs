@@ -1,0 +1,215 @@
+//! The laid-out model of a schema: what every back end (code generator, `zapc layout`,
+//! `zapc encode/decode`, `#[derive(Zap)]`) consumes.
+//!
+//! Layout is computed exactly once, when the checked syntax tree is lowered into this
+//! model (see [`crate::lower`]). Nothing downstream recomputes an offset or a width.
+//! Aliases are already resolved here: a field's [`Type`] is always concrete.
+
+/// One `.zap` file, checked and laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Schema {
+    /// The file the schema came from, as given by the caller (used in `@generated` headers).
+    pub source_name: String,
+    /// `package NAME`, if the file declares one.
+    pub package: Option<String>,
+    /// Structs in declaration order.
+    pub structs: Vec<Struct>,
+    /// Interfaces in declaration order.
+    pub interfaces: Vec<Interface>,
+}
+
+impl Schema {
+    /// Look a struct up by its schema name.
+    pub fn struct_named(&self, name: &str) -> Option<&Struct> {
+        self.structs.iter().find(|s| s.name == name)
+    }
+}
+
+/// A struct with every field at its final byte offset.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Struct {
+    /// Schema name, UpperCamel as written (`BalanceRequest`).
+    pub name: String,
+    /// Doc comment lines (without the leading `#`), in order.
+    pub doc: Vec<String>,
+    /// Fields in declaration order (not necessarily offset order).
+    pub fields: Vec<Field>,
+    /// Fixed size of the object: the end of its last slot (max of `offset + width`).
+    pub size: u32,
+    /// How a `list<ThisStruct>` is laid out: strided when every field is a scalar or
+    /// `bytes_fixed`, framed otherwise.
+    pub list_shape: ListShape,
+}
+
+/// One field of a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    /// Schema name as written (`BlockHash`).
+    pub name: String,
+    /// Doc comment lines (without the leading `#`).
+    pub doc: Vec<String>,
+    /// The concrete type (aliases resolved).
+    pub ty: Type,
+    /// Byte offset of the slot inside the object's fixed section.
+    pub offset: u32,
+    /// Slot width in bytes (see [`Type::slot_width`]).
+    pub width: u32,
+}
+
+/// Fixed-width scalar types, including `bool`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scalar {
+    Bool,
+    U8,
+    U16,
+    U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
+    F32,
+    F64,
+}
+
+impl Scalar {
+    /// Every scalar, in the order the spec lists them.
+    pub const ALL: [Scalar; 11] = [
+        Scalar::Bool,
+        Scalar::U8,
+        Scalar::U16,
+        Scalar::U32,
+        Scalar::U64,
+        Scalar::I8,
+        Scalar::I16,
+        Scalar::I32,
+        Scalar::I64,
+        Scalar::F32,
+        Scalar::F64,
+    ];
+
+    /// Width on the wire, in bytes.
+    pub fn width(self) -> u32 {
+        match self {
+            Scalar::Bool | Scalar::U8 | Scalar::I8 => 1,
+            Scalar::U16 | Scalar::I16 => 2,
+            Scalar::U32 | Scalar::I32 | Scalar::F32 => 4,
+            Scalar::U64 | Scalar::I64 | Scalar::F64 => 8,
+        }
+    }
+
+    /// The schema keyword (`u64`).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Scalar::Bool => "bool",
+            Scalar::U8 => "u8",
+            Scalar::U16 => "u16",
+            Scalar::U32 => "u32",
+            Scalar::U64 => "u64",
+            Scalar::I8 => "i8",
+            Scalar::I16 => "i16",
+            Scalar::I32 => "i32",
+            Scalar::I64 => "i64",
+            Scalar::F32 => "f32",
+            Scalar::F64 => "f64",
+        }
+    }
+
+    /// Parse a schema keyword.
+    pub fn from_keyword(s: &str) -> Option<Scalar> {
+        Scalar::ALL.into_iter().find(|k| k.keyword() == s)
+    }
+}
+
+/// A concrete field type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Type {
+    Scalar(Scalar),
+    /// `text`: 8-byte slot, UTF-8 payload out of line.
+    Text,
+    /// `bytes`: 8-byte slot, payload out of line.
+    Bytes,
+    /// `bytes_fixed[N]`: N bytes inline (N >= 1).
+    BytesFixed(u32),
+    /// A struct by name: a 4-byte signed pointer slot to a child object.
+    Struct(String),
+    /// `list<T>` or `list<ptr<T>>`: an 8-byte slot.
+    List(Box<List>),
+}
+
+impl Type {
+    /// Width of the slot this type occupies in an object's fixed section.
+    pub fn slot_width(&self) -> u32 {
+        match self {
+            Type::Scalar(s) => s.width(),
+            Type::Text | Type::Bytes | Type::List(_) => 8,
+            Type::BytesFixed(n) => *n,
+            Type::Struct(_) => 4,
+        }
+    }
+
+    /// True for types that live entirely inside the fixed section (scalars, `bytes_fixed`).
+    pub fn is_inline(&self) -> bool {
+        matches!(self, Type::Scalar(_) | Type::BytesFixed(_))
+    }
+}
+
+/// A list's element type and the shape the spec assigns to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct List {
+    /// The element type. Never a list (lists of lists are rejected by the checker).
+    /// For `list<ptr<T>>` this is `Type::Struct(T)` and `shape` is [`ListShape::Pointer`].
+    pub elem: Type,
+    pub shape: ListShape,
+}
+
+/// The three list shapes of spec §2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListShape {
+    /// Element i at `start + i * width`: scalars, `bytes_fixed`, all-inline structs.
+    Strided { width: u32 },
+    /// `[len u32][payload]` back to back: `text`, `bytes`, structs with a pointer field
+    /// (each struct element is a complete ZAP message with its own header).
+    Framed,
+    /// `list<ptr<T>>`: 4-byte signed offsets relative to their own slot.
+    Pointer,
+}
+
+/// An interface: methods with 1-based ordinals in declaration order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interface {
+    /// Schema name as written (`Eth`).
+    pub name: String,
+    pub doc: Vec<String>,
+    pub methods: Vec<Method>,
+}
+
+/// One interface method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Method {
+    /// Name as written (`getBalance`).
+    pub name: String,
+    pub doc: Vec<String>,
+    /// 1-based ordinal: position in the interface.
+    pub ordinal: u32,
+    /// The parameter (`req: BalanceRequest`), if any.
+    pub param: Option<Param>,
+    /// The result (`resp: BalanceResponse`), if any.
+    pub result: Option<Param>,
+}
+
+/// A named struct-typed parameter or result of a method.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The name as written (`req`); may be empty when the schema gives only a type.
+    pub name: String,
+    /// The struct type's schema name.
+    pub ty: String,
+}
+
+impl Method {
+    /// The JSON-RPC method name: lower-cased interface, underscore, method as written.
+    pub fn json_rpc_name(&self, interface: &str) -> String {
+        format!("{}_{}", interface.to_lowercase(), self.name)
+    }
+}
