@@ -5,3 +5,13 @@
 //! and `#[derive(Zap)]`.
 
 pub mod ir;
+
+pub mod ast;
+pub mod check;
+pub mod diag;
+pub mod frontend;
+pub mod lower;
+pub mod parse;
+
+pub use diag::{Diagnostic, Diagnostics};
+pub use frontend::{load_file, load_str, LoadError};

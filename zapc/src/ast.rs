@@ -1,0 +1,189 @@
+//! The syntax tree of one `.zap` file, exactly as written.
+//!
+//! Nothing here is checked or resolved: names may be unknown, numbers may not fit, aliases
+//! are still names. Every name, type and number carries the byte [`Span`] it was read from,
+//! so the checker can point at it.
+
+use std::ops::Range;
+
+/// A byte range in the original source text.
+pub type Span = Range<usize>;
+
+/// A name as written, with where it was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ident {
+    pub text: String,
+    pub span: Span,
+}
+
+/// A decimal number as written (an offset or a `bytes_fixed` length), kept as text so an
+/// oversized value is reported by the checker rather than lost by the parser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Number {
+    pub digits: String,
+    pub span: Span,
+}
+
+impl Number {
+    /// The value, if it fits a `u32`.
+    pub fn as_u32(&self) -> Option<u32> {
+        self.digits.parse().ok()
+    }
+}
+
+/// One parsed file: its declarations in order, plus layout facts the checker needs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SchemaFile {
+    pub declarations: Vec<Declaration>,
+    /// The indentation of every line of every whitespace-form block (to find tabs).
+    pub block_indents: Vec<Indentation>,
+}
+
+/// The leading whitespace of one line of a whitespace-form block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Indentation {
+    pub text: String,
+    pub span: Span,
+}
+
+impl Indentation {
+    /// Byte position of the first tab, if the indentation contains one.
+    pub fn first_tab(&self) -> Option<usize> {
+        self.text.find('\t').map(|i| self.span.start + i)
+    }
+}
+
+/// A top-level declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Declaration {
+    Package(PackageDecl),
+    Alias(AliasDecl),
+    Struct(StructDecl),
+    Interface(InterfaceDecl),
+}
+
+/// `package NAME`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackageDecl {
+    pub name: Ident,
+    /// The `package` keyword.
+    pub keyword: Span,
+}
+
+/// `type NAME = TYPE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AliasDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub target: TypeExpr,
+}
+
+/// `struct NAME { fields }` or the whitespace form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub fields: Vec<FieldDecl>,
+}
+
+/// `Name Type [@Offset]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub ty: TypeExpr,
+    /// The explicit `@N`, if written (span of the digits).
+    pub offset: Option<Number>,
+}
+
+/// `interface NAME { methods }` or the whitespace form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub methods: Vec<MethodDecl>,
+}
+
+/// `name(params) [returns results]`. The grammar accepts any number of parameters and
+/// results so the checker can say precisely what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MethodDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub params: Vec<ParamDecl>,
+    pub results: Vec<ParamDecl>,
+}
+
+/// `name: Type` or just `Type`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: Option<Ident>,
+    pub ty: TypeExpr,
+}
+
+/// A type as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TypeExpr {
+    pub kind: TypeKind,
+    /// The whole type expression (`list<Leaf>`).
+    pub span: Span,
+}
+
+/// The forms a written type can take.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TypeKind {
+    /// A built-in keyword (`u64`, `text`), a struct name or an alias name.
+    Named(Ident),
+    /// `bytes_fixed[N]`.
+    BytesFixed(Number),
+    /// `list<T>`.
+    List(Box<TypeExpr>),
+    /// `ptr<T>` (legal only as a list element).
+    Ptr(Box<TypeExpr>),
+}
+
+impl TypeExpr {
+    /// The type in schema syntax, normalised (`list<ptr<Leaf>>`).
+    pub fn to_schema_syntax(&self) -> String {
+        match &self.kind {
+            TypeKind::Named(name) => name.text.clone(),
+            TypeKind::BytesFixed(n) => format!("bytes_fixed[{}]", n.digits),
+            TypeKind::List(inner) => format!("list<{}>", inner.to_schema_syntax()),
+            TypeKind::Ptr(inner) => format!("ptr<{}>", inner.to_schema_syntax()),
+        }
+    }
+}
+
+impl SchemaFile {
+    /// Every struct declaration, in order.
+    pub fn structs(&self) -> impl Iterator<Item = &StructDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Struct(s) => Some(s),
+            _ => None,
+        })
+    }
+
+    /// Every alias declaration, in order.
+    pub fn aliases(&self) -> impl Iterator<Item = &AliasDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Alias(a) => Some(a),
+            _ => None,
+        })
+    }
+
+    /// Every interface declaration, in order.
+    pub fn interfaces(&self) -> impl Iterator<Item = &InterfaceDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Interface(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Every package declaration, in order (a valid file has at most one).
+    pub fn packages(&self) -> impl Iterator<Item = &PackageDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Package(p) => Some(p),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,92 @@
+//! Semantic checks on a parsed file: one function per rule, every error collected.
+//!
+//! Each rule looks at the whole file and appends what it finds; no rule stops the others,
+//! so one run reports every problem. Rules that need a type's meaning skip types another
+//! rule already reports (an unknown name, an alias cycle), so each mistake is told once.
+
+mod alias_cycles;
+mod bytes_fixed;
+mod duplicates;
+mod indentation;
+mod lists;
+mod methods;
+mod names;
+mod offsets;
+mod package;
+mod pointers;
+mod types;
+
+use crate::ast::{SchemaFile, TypeExpr, TypeKind};
+use crate::diag::Diagnostic;
+use crate::lower::symbols::Symbols;
+
+/// A rule: reads the file (and its symbol table) and appends its errors.
+type Rule = fn(&SchemaFile, &Symbols<'_>, &mut Vec<Diagnostic>);
+
+/// Every rule, in the order their errors are found (the report is sorted by position).
+const RULES: &[Rule] = &[
+    package::more_than_one_package,
+    indentation::tabs_in_indentation,
+    duplicates::duplicate_declarations,
+    duplicates::duplicate_fields,
+    duplicates::duplicate_methods,
+    names::builtin_names_redeclared,
+    types::unknown_types,
+    alias_cycles::alias_cycles,
+    bytes_fixed::empty_or_oversized_bytes_fixed,
+    pointers::ptr_outside_list,
+    pointers::ptr_to_non_struct,
+    lists::list_of_lists,
+    methods::too_many_parameters,
+    methods::too_many_results,
+    methods::non_struct_parameters,
+    offsets::offset_too_large,
+    offsets::struct_too_large,
+    offsets::overlapping_slots,
+];
+
+/// Run every rule on `file`; an empty result means the file can be lowered.
+pub fn check(file: &SchemaFile) -> Vec<Diagnostic> {
+    let symbols = Symbols::collect(file);
+    let mut errors = Vec::new();
+    for rule in RULES {
+        rule(file, &symbols, &mut errors);
+    }
+    errors
+}
+
+/// Where a type expression is written, relative to its enclosing type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Position {
+    /// The whole type of a field, alias or method parameter/result.
+    Outermost,
+    /// The `T` of `list<T>`.
+    ListElement,
+    /// The `T` of `ptr<T>`.
+    PtrTarget,
+}
+
+/// Call `visit` on every type expression written in the file, nested ones included.
+fn for_each_type<'a>(file: &'a SchemaFile, visit: &mut dyn FnMut(&'a TypeExpr, Position)) {
+    let outermost = file
+        .aliases()
+        .map(|a| &a.target)
+        .chain(file.structs().flat_map(|s| s.fields.iter().map(|f| &f.ty)))
+        .chain(file.interfaces().flat_map(|i| {
+            i.methods
+                .iter()
+                .flat_map(|m| m.params.iter().chain(&m.results).map(|p| &p.ty))
+        }));
+    for ty in outermost {
+        walk(ty, Position::Outermost, visit);
+    }
+}
+
+fn walk<'a>(ty: &'a TypeExpr, position: Position, visit: &mut dyn FnMut(&'a TypeExpr, Position)) {
+    visit(ty, position);
+    match &ty.kind {
+        TypeKind::List(elem) => walk(elem, Position::ListElement, visit),
+        TypeKind::Ptr(target) => walk(target, Position::PtrTarget, visit),
+        TypeKind::Named(_) | TypeKind::BytesFixed(_) => {}
+    }
+}

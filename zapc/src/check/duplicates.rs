@@ -1,0 +1,99 @@
+//! Names are declared once: top-level names share one namespace; field names are unique
+//! within their struct and method names within their interface.
+
+use std::collections::HashMap;
+
+use crate::ast::{Declaration, Ident, SchemaFile};
+use crate::diag::Diagnostic;
+use crate::lower::symbols::Symbols;
+
+/// A struct, alias or interface whose name an earlier declaration already took.
+pub(super) fn duplicate_declarations(
+    file: &SchemaFile,
+    _: &Symbols<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let named = file.declarations.iter().filter_map(|d| match d {
+        Declaration::Struct(s) => Some((&s.name, "struct")),
+        Declaration::Alias(a) => Some((&a.name, "alias")),
+        Declaration::Interface(i) => Some((&i.name, "interface")),
+        Declaration::Package(_) => None,
+    });
+    let mut first_seen: HashMap<&str, (&Ident, &str)> = HashMap::new();
+    for (name, kind) in named {
+        match first_seen.get(name.text.as_str()) {
+            Some((first, first_kind)) => {
+                errors.push(already_declared(name, kind, first, first_kind))
+            }
+            None => {
+                first_seen.insert(&name.text, (name, kind));
+            }
+        }
+    }
+}
+
+fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -> Diagnostic {
+    let message = if kind == first_kind {
+        format!("duplicate {kind} `{}`", name.text)
+    } else {
+        format!(
+            "{kind} `{}` has the same name as {}",
+            name.text,
+            with_article(first_kind)
+        )
+    };
+    Diagnostic::error(message, name.span.clone(), "declared again here")
+        .with_secondary(
+            first.span.clone(),
+            format!("first declared here as {}", with_article(first_kind)),
+        )
+        .with_hint("structs, aliases and interfaces share one namespace; rename one of them")
+}
+
+/// A field name used twice in one struct.
+pub(super) fn duplicate_fields(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+    for decl in file.structs() {
+        let names = decl.fields.iter().map(|f| &f.name);
+        report_repeats(names, "field", &decl.name.text, errors);
+    }
+}
+
+/// A method name used twice in one interface.
+pub(super) fn duplicate_methods(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+    for decl in file.interfaces() {
+        let names = decl.methods.iter().map(|m| &m.name);
+        report_repeats(names, "method", &decl.name.text, errors);
+    }
+}
+
+fn report_repeats<'a>(
+    names: impl Iterator<Item = &'a Ident>,
+    kind: &str,
+    owner: &str,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let mut first_seen: HashMap<&str, &Ident> = HashMap::new();
+    for name in names {
+        let Some(first) = first_seen.get(name.text.as_str()) else {
+            first_seen.insert(&name.text, name);
+            continue;
+        };
+        errors.push(
+            Diagnostic::error(
+                format!("duplicate {kind} `{}` in `{owner}`", name.text),
+                name.span.clone(),
+                "declared again here",
+            )
+            .with_secondary(first.span.clone(), "first declared here")
+            .with_hint(format!("every {kind} of `{owner}` needs its own name")),
+        );
+    }
+}
+
+/// "a struct", "an alias", "an interface".
+fn with_article(kind: &str) -> String {
+    match kind.chars().next() {
+        Some('a' | 'e' | 'i' | 'o' | 'u') => format!("an {kind}"),
+        _ => format!("a {kind}"),
+    }
+}

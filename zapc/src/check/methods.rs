@@ -1,0 +1,99 @@
+//! A method takes at most one parameter and returns at most one result, each a struct.
+
+use crate::ast::{MethodDecl, ParamDecl, SchemaFile, Span};
+use crate::diag::Diagnostic;
+use crate::lower::symbols::{Resolved, Symbols};
+
+/// A method declared with two or more parameters.
+pub(super) fn too_many_parameters(
+    file: &SchemaFile,
+    _: &Symbols<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for method in file.interfaces().flat_map(|i| &i.methods) {
+        if let Some(extra) = extra_span(&method.params) {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "method `{}` takes {} parameters",
+                        method.name.text,
+                        method.params.len()
+                    ),
+                    extra,
+                    "a method takes at most one parameter",
+                )
+                .with_hint("put the values into one request struct and pass that"),
+            );
+        }
+    }
+}
+
+/// A method declared with two or more results.
+pub(super) fn too_many_results(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+    for method in file.interfaces().flat_map(|i| &i.methods) {
+        if let Some(extra) = extra_span(&method.results) {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "method `{}` returns {} results",
+                        method.name.text,
+                        method.results.len()
+                    ),
+                    extra,
+                    "a method returns at most one result",
+                )
+                .with_hint("put the values into one response struct and return that"),
+            );
+        }
+    }
+}
+
+/// From the second parameter to the last, if there is a second.
+fn extra_span(params: &[ParamDecl]) -> Option<Span> {
+    let second = params.get(1)?;
+    let last = params.last()?;
+    Some(param_start(second)..last.ty.span.end)
+}
+
+fn param_start(param: &ParamDecl) -> usize {
+    param
+        .name
+        .as_ref()
+        .map_or(param.ty.span.start, |n| n.span.start)
+}
+
+/// A parameter or result whose type is known but not a struct.
+pub(super) fn non_struct_parameters(
+    file: &SchemaFile,
+    symbols: &Symbols<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for method in file.interfaces().flat_map(|i| &i.methods) {
+        let roles = method
+            .params
+            .iter()
+            .map(|p| (p, "parameter"))
+            .chain(method.results.iter().map(|r| (r, "result")));
+        for (param, role) in roles {
+            match symbols.resolve(&param.ty) {
+                None | Some(Resolved::Struct(_)) => {}
+                Some(_) => errors.push(not_a_struct(method, param, role)),
+            }
+        }
+    }
+}
+
+fn not_a_struct(method: &MethodDecl, param: &ParamDecl, role: &str) -> Diagnostic {
+    Diagnostic::error(
+        format!(
+            "{role} of method `{}` is `{}`, not a struct",
+            method.name.text,
+            param.ty.to_schema_syntax()
+        ),
+        param.ty.span.clone(),
+        "must be a struct",
+    )
+    .with_hint(format!(
+        "wrap the value in a struct and use that as the {role}"
+    ))
+}

@@ -1,0 +1,35 @@
+//! Declared names must not hide the built-in type keywords.
+
+use crate::ast::{Declaration, SchemaFile};
+use crate::diag::Diagnostic;
+use crate::lower::symbols::{BuiltinType, Symbols};
+
+/// Type keywords that cannot be declared as names.
+const TYPE_KEYWORDS: [&str; 3] = ["bytes_fixed", "list", "ptr"];
+
+/// A struct, alias or interface named like a built-in type (`u32`, `text`, `list`, ...).
+pub(super) fn builtin_names_redeclared(
+    file: &SchemaFile,
+    _: &Symbols<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    let names = file.declarations.iter().filter_map(|d| match d {
+        Declaration::Struct(s) => Some(&s.name),
+        Declaration::Alias(a) => Some(&a.name),
+        Declaration::Interface(i) => Some(&i.name),
+        Declaration::Package(_) => None,
+    });
+    for name in names {
+        let text = name.text.as_str();
+        if BuiltinType::from_keyword(text).is_some() || TYPE_KEYWORDS.contains(&text) {
+            errors.push(
+                Diagnostic::error(
+                    format!("`{text}` is a built-in type name"),
+                    name.span.clone(),
+                    "reserved name",
+                )
+                .with_hint("choose another name: built-in type names cannot be declared again"),
+            );
+        }
+    }
+}

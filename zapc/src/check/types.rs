@@ -1,0 +1,41 @@
+//! Every named type is a built-in, a struct or an alias declared in the file.
+
+use crate::ast::{SchemaFile, TypeKind};
+use crate::diag::Diagnostic;
+use crate::lower::symbols::{BuiltinType, Symbol, Symbols};
+
+use super::for_each_type;
+
+/// A type name that is not declared (or names an interface, which is not a type).
+pub(super) fn unknown_types(
+    file: &SchemaFile,
+    symbols: &Symbols<'_>,
+    errors: &mut Vec<Diagnostic>,
+) {
+    for_each_type(file, &mut |ty, _| {
+        let TypeKind::Named(name) = &ty.kind else {
+            return;
+        };
+        if BuiltinType::from_keyword(&name.text).is_some() {
+            return;
+        }
+        let error = match symbols.get(&name.text) {
+            Some(Symbol::Struct(_) | Symbol::Alias(_)) => return,
+            Some(Symbol::Interface(_)) => Diagnostic::error(
+                format!("`{}` is an interface, not a type", name.text),
+                name.span.clone(),
+                "an interface cannot be stored",
+            )
+            .with_hint("use a struct type here"),
+            None => Diagnostic::error(
+                format!("unknown type `{}`", name.text),
+                name.span.clone(),
+                "not a built-in type, struct or alias",
+            )
+            .with_hint(
+                "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes bytes_fixed[N] list<T>",
+            ),
+        };
+        errors.push(error);
+    });
+}

@@ -1,0 +1,152 @@
+//! `zapc layout FILE`: print where every field of every struct sits.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use zapc::ir::{self, ListShape};
+use zapc::load_file;
+
+/// Print the wire layout of a schema: for every struct, each field's type, byte offset and
+/// slot width, the struct's fixed size and the shape of a list of it; then every
+/// interface method with its ordinal.
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Example:\n  zapc layout schemas/eth.zap")]
+pub struct Args {
+    /// The .zap file to lay out.
+    #[arg(value_name = "FILE")]
+    file: PathBuf,
+}
+
+/// Load the file and print its layout, or its errors (exit 1).
+pub fn run(args: &Args) -> ExitCode {
+    match load_file(&args.file) {
+        Ok(schema) => {
+            print!("{}", render(&schema));
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            let text = error.to_string();
+            eprint!("{text}");
+            if !text.ends_with('\n') {
+                eprintln!();
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The whole layout report.
+fn render(schema: &ir::Schema) -> String {
+    let mut out = String::new();
+    if let Some(package) = &schema.package {
+        let _ = writeln!(out, "package {package}\n");
+    }
+    for (index, structure) in schema.structs.iter().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        out.push_str(&struct_table(structure));
+    }
+    for interface in &schema.interfaces {
+        out.push('\n');
+        out.push_str(&interface_table(interface));
+    }
+    out
+}
+
+fn struct_table(structure: &ir::Struct) -> String {
+    let mut out = format!(
+        "struct {}: size {}, list {}\n",
+        structure.name,
+        structure.size,
+        shape_syntax(structure.list_shape)
+    );
+    let rows: Vec<[String; 4]> = structure
+        .fields
+        .iter()
+        .map(|f| {
+            [
+                f.name.clone(),
+                type_syntax(&f.ty),
+                f.offset.to_string(),
+                f.width.to_string(),
+            ]
+        })
+        .collect();
+    let header = ["field", "type", "offset", "width"].map(String::from);
+    let widths = column_widths(std::iter::once(&header).chain(&rows));
+    for row in std::iter::once(&header).chain(&rows) {
+        let _ = writeln!(
+            out,
+            "  {:<w0$}  {:<w1$}  {:>w2$}  {:>w3$}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+        );
+    }
+    out
+}
+
+fn column_widths<'r>(rows: impl Iterator<Item = &'r [String; 4]>) -> [usize; 4] {
+    let mut widths = [0; 4];
+    for row in rows {
+        for (width, cell) in widths.iter_mut().zip(row) {
+            *width = (*width).max(cell.chars().count());
+        }
+    }
+    widths
+}
+
+fn interface_table(interface: &ir::Interface) -> String {
+    let mut out = format!("interface {}\n", interface.name);
+    for method in &interface.methods {
+        let param = method.param.as_ref().map_or(String::new(), param_syntax);
+        let result = method
+            .result
+            .as_ref()
+            .map_or(String::new(), |r| format!(" returns ({})", param_syntax(r)));
+        let _ = writeln!(
+            out,
+            "  {:>3}  {}({param}){result}",
+            method.ordinal, method.name
+        );
+    }
+    out
+}
+
+fn param_syntax(param: &ir::Param) -> String {
+    if param.name.is_empty() {
+        param.ty.clone()
+    } else {
+        format!("{}: {}", param.name, param.ty)
+    }
+}
+
+/// A concrete type in schema syntax (`bytes_fixed[32]`, `list<ptr<Leaf>>`).
+fn type_syntax(ty: &ir::Type) -> String {
+    match ty {
+        ir::Type::Scalar(scalar) => scalar.keyword().to_owned(),
+        ir::Type::Text => "text".to_owned(),
+        ir::Type::Bytes => "bytes".to_owned(),
+        ir::Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
+        ir::Type::Struct(name) => name.clone(),
+        ir::Type::List(list) => match list.shape {
+            ListShape::Pointer => format!("list<ptr<{}>>", type_syntax(&list.elem)),
+            _ => format!("list<{}>", type_syntax(&list.elem)),
+        },
+    }
+}
+
+fn shape_syntax(shape: ListShape) -> String {
+    match shape {
+        ListShape::Strided { width } => format!("strided ({width} bytes per element)"),
+        ListShape::Framed => "framed".to_owned(),
+        ListShape::Pointer => "of pointers".to_owned(),
+    }
+}

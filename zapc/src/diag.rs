@@ -1,0 +1,178 @@
+//! Errors found in a schema, and their plain-text rendering.
+//!
+//! Rendering uses codespan-reporting with no colour and ASCII drawing characters, so the
+//! output is the same on every terminal and can be snapshot-tested:
+//!
+//! ```text
+//! error: unknown type `u63`
+//!   --> bad.zap:3:9
+//!   |
+//! 3 |     Id  u63 @0
+//!   |         ^^^ not a built-in type, struct or alias
+//!   |
+//!   = hint: the integer types are u8 u16 u32 u64 i8 i16 i32 i64
+//! ```
+
+use std::fmt;
+
+use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
+use codespan_reporting::files::SimpleFile;
+use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayStyle};
+
+use crate::ast::Span;
+
+/// A marked piece of source text with a short message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Label {
+    pub span: Span,
+    pub message: String,
+}
+
+/// One error: a message, the token it is about, optional related tokens and a hint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// One line saying what is wrong.
+    pub message: String,
+    /// The offending token (the caret goes here).
+    pub primary: Label,
+    /// Related places (e.g. the earlier of two overlapping fields).
+    pub secondary: Vec<Label>,
+    /// One line saying how to fix it.
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error about the text at `span`.
+    pub fn error(message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
+        Diagnostic {
+            message: message.into(),
+            primary: Label {
+                span,
+                message: label.into(),
+            },
+            secondary: Vec::new(),
+            hint: None,
+        }
+    }
+
+    /// Also point at a related place.
+    pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
+        self.secondary.push(Label {
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    /// Add the one-line hint.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+/// Every error found in one source file, in source order, with the text needed to render them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostics {
+    source_name: String,
+    source: String,
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// Collect `items` about `source`, sorting them by position (stable, so errors at the
+    /// same place keep the order the checker found them in).
+    pub fn new(source_name: &str, source: &str, mut items: Vec<Diagnostic>) -> Self {
+        items.sort_by_key(|d| d.primary.span.start);
+        Diagnostics {
+            source_name: source_name.to_owned(),
+            source: source.to_owned(),
+            items,
+        }
+    }
+
+    /// Number of errors.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// True when there are no errors.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The errors, in source order.
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+
+    /// The name of the file the errors are about.
+    pub fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
+    /// All errors as plain text: no colour, ASCII only, no dependence on terminal width.
+    pub fn render(&self) -> String {
+        let file = SimpleFile::new(self.source_name.as_str(), self.source.as_str());
+        let config = render_config();
+        let mut out = NoColor::new(Vec::new());
+        for item in &self.items {
+            let report = self.to_codespan(item);
+            if term::emit(&mut out, &config, &file, &report).is_err() {
+                // Unreachable with clamped spans; still, never lose an error.
+                let line = format!("error: {}\n", item.message);
+                out.get_mut().extend_from_slice(line.as_bytes());
+            }
+        }
+        let summary = match self.items.len() {
+            1 => format!("{}: 1 error\n", self.source_name),
+            n => format!("{}: {n} errors\n", self.source_name),
+        };
+        out.get_mut().extend_from_slice(summary.as_bytes());
+        String::from_utf8_lossy(out.get_ref()).into_owned()
+    }
+
+    fn to_codespan(&self, item: &Diagnostic) -> CsDiagnostic<()> {
+        let mut labels = vec![CsLabel::primary((), self.clamp(&item.primary.span))
+            .with_message(item.primary.message.clone())];
+        labels.extend(item.secondary.iter().map(|label| {
+            CsLabel::secondary((), self.clamp(&label.span)).with_message(label.message.clone())
+        }));
+        let notes = item.hint.iter().map(|h| format!("hint: {h}")).collect();
+        CsDiagnostic::error()
+            .with_message(item.message.clone())
+            .with_labels(labels)
+            .with_notes(notes)
+    }
+
+    /// Keep a span inside the source and on character boundaries.
+    fn clamp(&self, span: &Span) -> Span {
+        let start = char_boundary_at_or_before(&self.source, span.start);
+        let end = char_boundary_at_or_before(&self.source, span.end.max(start));
+        start..end
+    }
+}
+
+fn render_config() -> Config {
+    Config {
+        display_style: DisplayStyle::Rich,
+        chars: Chars::ascii(),
+        ..Config::default()
+    }
+}
+
+fn char_boundary_at_or_before(text: &str, index: usize) -> usize {
+    let mut index = index.min(text.len());
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render())
+    }
+}
+
+impl std::error::Error for Diagnostics {}

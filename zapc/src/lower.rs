@@ -1,0 +1,226 @@
+//! Checked syntax tree to laid-out [`ir::Schema`]: aliases resolved, offsets, widths,
+//! sizes, list shapes and method ordinals computed, once.
+//!
+//! Lowering expects a file that passed [`crate::check`]; if it meets something the
+//! checker should have refused, it returns an internal error instead of guessing.
+
+pub mod layout;
+pub mod symbols;
+
+use std::collections::HashMap;
+
+use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, SchemaFile, StructDecl, TypeExpr};
+use crate::diag::Diagnostic;
+use crate::ir;
+use layout::{object_size, place_slots};
+use symbols::{Resolved, Symbols};
+
+/// Lay out every struct and number every method of a checked file.
+pub fn lower(source_name: &str, file: &SchemaFile) -> Result<ir::Schema, Diagnostic> {
+    let symbols = Symbols::collect(file);
+    let shapes = StructShapes::compute(&symbols, file)?;
+    let lowering = Lowering {
+        symbols: &symbols,
+        shapes: &shapes,
+    };
+    Ok(ir::Schema {
+        source_name: source_name.to_owned(),
+        package: file.packages().next().map(|p| p.name.text.clone()),
+        structs: file
+            .structs()
+            .map(|s| lowering.structure(s))
+            .collect::<Result<_, _>>()?,
+        interfaces: file
+            .interfaces()
+            .map(|i| lowering.interface(i))
+            .collect::<Result<_, _>>()?,
+    })
+}
+
+/// Size and list shape of every struct, needed before any field type can be lowered
+/// (a `list<Leaf>` field needs `Leaf`'s shape).
+struct StructShapes {
+    by_name: HashMap<String, (u32, ir::ListShape)>,
+}
+
+impl StructShapes {
+    fn compute(symbols: &Symbols<'_>, file: &SchemaFile) -> Result<Self, Diagnostic> {
+        let mut by_name = HashMap::new();
+        for decl in file.structs() {
+            let size = struct_size(symbols, decl)?;
+            let all_inline = decl.fields.iter().all(|f| {
+                matches!(
+                    symbols.resolve(&f.ty),
+                    Some(Resolved::Builtin(symbols::BuiltinType::Scalar(_)))
+                        | Some(Resolved::BytesFixed(_))
+                )
+            });
+            let shape = if all_inline {
+                ir::ListShape::Strided { width: size }
+            } else {
+                ir::ListShape::Framed
+            };
+            by_name
+                .entry(decl.name.text.clone())
+                .or_insert((size, shape));
+        }
+        Ok(StructShapes { by_name })
+    }
+
+    fn shape_of(&self, name: &str) -> Option<ir::ListShape> {
+        self.by_name.get(name).map(|(_, shape)| *shape)
+    }
+}
+
+fn struct_size(symbols: &Symbols<'_>, decl: &StructDecl) -> Result<u32, Diagnostic> {
+    place_slots(symbols, &decl.fields)
+        .and_then(|slots| u32::try_from(object_size(&slots)).ok())
+        .ok_or_else(|| unchecked(&decl.name.span, "struct layout"))
+}
+
+/// An error the checker should have caught first.
+fn unchecked(span: &std::ops::Range<usize>, what: &str) -> Diagnostic {
+    Diagnostic::error(
+        format!("internal error: {what} was not checked"),
+        span.clone(),
+        "here",
+    )
+    .with_hint("this is a bug in zapc; please report it with this schema")
+}
+
+struct Lowering<'s, 'a> {
+    symbols: &'s Symbols<'a>,
+    shapes: &'s StructShapes,
+}
+
+impl<'a> Lowering<'_, 'a> {
+    fn structure(&self, decl: &'a StructDecl) -> Result<ir::Struct, Diagnostic> {
+        let slots = place_slots(self.symbols, &decl.fields)
+            .ok_or_else(|| unchecked(&decl.name.span, "struct layout"))?;
+        let mut fields = Vec::with_capacity(decl.fields.len());
+        for (field, slot) in decl.fields.iter().zip(&slots) {
+            let offset = u32::try_from(slot.offset);
+            let width = u32::try_from(slot.width);
+            let (Ok(offset), Ok(width)) = (offset, width) else {
+                return Err(unchecked(&field.name.span, "field offset"));
+            };
+            fields.push(ir::Field {
+                name: field.name.text.clone(),
+                doc: field.doc.clone(),
+                ty: self.field_type(&field.ty)?,
+                offset,
+                width,
+            });
+        }
+        let (size, list_shape) = self
+            .shapes
+            .by_name
+            .get(&decl.name.text)
+            .copied()
+            .ok_or_else(|| unchecked(&decl.name.span, "struct size"))?;
+        Ok(ir::Struct {
+            name: decl.name.text.clone(),
+            doc: decl.doc.clone(),
+            fields,
+            size,
+            list_shape,
+        })
+    }
+
+    /// The concrete type of a field (or list element).
+    fn field_type(&self, ty: &'a TypeExpr) -> Result<ir::Type, Diagnostic> {
+        let resolved = self
+            .symbols
+            .resolve(ty)
+            .ok_or_else(|| unchecked(&ty.span, "type"))?;
+        match resolved {
+            Resolved::Builtin(builtin) => Ok(builtin.to_ir()),
+            Resolved::Struct(decl) => Ok(ir::Type::Struct(decl.name.text.clone())),
+            Resolved::BytesFixed(n) => n
+                .as_u32()
+                .map(ir::Type::BytesFixed)
+                .ok_or_else(|| unchecked(&n.span, "byte count")),
+            Resolved::List(elem) => Ok(ir::Type::List(Box::new(self.list(elem)?))),
+            Resolved::Ptr(_) => Err(unchecked(&ty.span, "pointer placement")),
+        }
+    }
+
+    /// A list's element type and shape. Elements are never lists (checked), so this
+    /// recurses at most once more, for the element type.
+    fn list(&self, elem: &'a TypeExpr) -> Result<ir::List, Diagnostic> {
+        if let Some(Resolved::Ptr(target)) = self.symbols.resolve(elem) {
+            let decl = self
+                .symbols
+                .resolve_struct(target)
+                .ok_or_else(|| unchecked(&target.span, "pointer target"))?;
+            return Ok(ir::List {
+                elem: ir::Type::Struct(decl.name.text.clone()),
+                shape: ir::ListShape::Pointer,
+            });
+        }
+        let elem_type = match self.symbols.resolve(elem) {
+            Some(Resolved::List(_)) => return Err(unchecked(&elem.span, "list of lists")),
+            _ => self.field_type(elem)?,
+        };
+        let shape = match &elem_type {
+            ir::Type::Scalar(_) | ir::Type::BytesFixed(_) => ir::ListShape::Strided {
+                width: elem_type.slot_width(),
+            },
+            ir::Type::Text | ir::Type::Bytes | ir::Type::List(_) => ir::ListShape::Framed,
+            ir::Type::Struct(name) => self
+                .shapes
+                .shape_of(name)
+                .ok_or_else(|| unchecked(&elem.span, "element struct"))?,
+        };
+        Ok(ir::List {
+            elem: elem_type,
+            shape,
+        })
+    }
+
+    fn interface(&self, decl: &'a InterfaceDecl) -> Result<ir::Interface, Diagnostic> {
+        let methods = decl
+            .methods
+            .iter()
+            .enumerate()
+            .map(|(index, method)| self.method(index, method))
+            .collect::<Result<_, _>>()?;
+        Ok(ir::Interface {
+            name: decl.name.text.clone(),
+            doc: decl.doc.clone(),
+            methods,
+        })
+    }
+
+    fn method(&self, index: usize, decl: &'a MethodDecl) -> Result<ir::Method, Diagnostic> {
+        let ordinal = index
+            .checked_add(1)
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| unchecked(&decl.name.span, "method count"))?;
+        Ok(ir::Method {
+            name: decl.name.text.clone(),
+            doc: decl.doc.clone(),
+            ordinal,
+            param: self.param(decl.params.first())?,
+            result: self.param(decl.results.first())?,
+        })
+    }
+
+    fn param(&self, decl: Option<&'a ParamDecl>) -> Result<Option<ir::Param>, Diagnostic> {
+        let Some(decl) = decl else {
+            return Ok(None);
+        };
+        let target = self
+            .symbols
+            .resolve_struct(&decl.ty)
+            .ok_or_else(|| unchecked(&decl.ty.span, "parameter type"))?;
+        Ok(Some(ir::Param {
+            name: decl
+                .name
+                .as_ref()
+                .map(|n| n.text.clone())
+                .unwrap_or_default(),
+            ty: target.name.text.clone(),
+        }))
+    }
+}

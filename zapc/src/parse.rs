@@ -1,0 +1,273 @@
+//! Text to syntax tree: runs the pest grammar and turns its pairs into [`crate::ast`].
+//!
+//! A syntax error becomes one [`Diagnostic`] that says, in words, what was expected
+//! (see [`crate::parse::expected`]). Doc comments are read from the source text around each
+//! declaration, field and method (see [`doc_above`]).
+
+mod expected;
+
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+use crate::ast::{
+    AliasDecl, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, MethodDecl, Number,
+    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+};
+use crate::diag::Diagnostic;
+
+mod grammar {
+    #[derive(pest_derive::Parser)]
+    #[grammar = "grammar.pest"]
+    pub(super) struct ZapParser;
+}
+
+use grammar::{Rule, ZapParser};
+
+/// Deepest `<...>` nesting accepted; keeps the recursive-descent parser far from the stack limit.
+pub const MAX_TYPE_NESTING: usize = 32;
+
+/// Parse one file. Fails with the first syntax error (pest stops there).
+pub fn parse(source: &str) -> Result<SchemaFile, Diagnostic> {
+    check_type_nesting(source)?;
+    let mut pairs =
+        ZapParser::parse(Rule::schema, source).map_err(|e| expected::syntax_error(source, &e))?;
+    let root = pairs
+        .next()
+        .ok_or_else(|| internal_error(0..0, "the parser returned no schema"))?;
+    TreeBuilder::new(source).schema(root)
+}
+
+/// Refuse absurdly nested types before pest recurses into them.
+fn check_type_nesting(source: &str) -> Result<(), Diagnostic> {
+    let mut depth = 0usize;
+    let mut in_comment = false;
+    for (index, ch) in source.char_indices() {
+        match ch {
+            '\n' => in_comment = false,
+            '#' => in_comment = true,
+            '<' if !in_comment => {
+                depth += 1;
+                if depth > MAX_TYPE_NESTING {
+                    return Err(Diagnostic::error(
+                        "type nested too deeply",
+                        index..index + 1,
+                        format!("more than {MAX_TYPE_NESTING} levels of `<`"),
+                    )
+                    .with_hint("lists of lists are not allowed anyway; use a struct element"));
+                }
+            }
+            '>' if !in_comment => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn internal_error(span: Span, what: &str) -> Diagnostic {
+    Diagnostic::error(format!("internal parser error: {what}"), span, "here")
+        .with_hint("this is a bug in zapc; please report it with this schema")
+}
+
+/// Builds the syntax tree from pest pairs, remembering the source for doc comments.
+struct TreeBuilder<'s> {
+    source: &'s str,
+    block_indents: Vec<Indentation>,
+}
+
+type Built<T> = Result<T, Diagnostic>;
+
+impl<'s> TreeBuilder<'s> {
+    fn new(source: &'s str) -> Self {
+        TreeBuilder {
+            source,
+            block_indents: Vec::new(),
+        }
+    }
+
+    fn schema(mut self, root: Pair<'_, Rule>) -> Built<SchemaFile> {
+        let mut declarations = Vec::new();
+        for pair in root.into_inner() {
+            let declaration = match pair.as_rule() {
+                Rule::package_decl => Declaration::Package(self.package(pair)?),
+                Rule::alias_decl => Declaration::Alias(self.alias(pair)?),
+                Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
+                Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
+                _ => continue,
+            };
+            declarations.push(declaration);
+        }
+        Ok(SchemaFile {
+            declarations,
+            block_indents: self.block_indents,
+        })
+    }
+
+    fn package(&self, pair: Pair<'_, Rule>) -> Built<PackageDecl> {
+        Ok(PackageDecl {
+            keyword: span_of(&child(&pair, Rule::kw_package)?),
+            name: ident(&child(&pair, Rule::package_name)?),
+        })
+    }
+
+    fn alias(&self, pair: Pair<'_, Rule>) -> Built<AliasDecl> {
+        Ok(AliasDecl {
+            doc: doc_above(self.source, pair.as_span().start()),
+            name: ident(&child(&pair, Rule::alias_name)?),
+            target: type_expr(child(&pair, Rule::type_expr)?)?,
+        })
+    }
+
+    fn structure(&mut self, pair: Pair<'_, Rule>) -> Built<StructDecl> {
+        let doc = doc_above(self.source, pair.as_span().start());
+        let name = ident(&child(&pair, Rule::struct_name)?);
+        let mut fields = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::field => fields.push(self.field(part)?),
+                Rule::indented_line => self.note_indentation(&part),
+                _ => {}
+            }
+        }
+        Ok(StructDecl { doc, name, fields })
+    }
+
+    fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
+        let offset = match find_child(&pair, Rule::offset) {
+            Some(offset) => Some(number(&child(&offset, Rule::offset_number)?)),
+            None => None,
+        };
+        Ok(FieldDecl {
+            doc: doc_above(self.source, pair.as_span().start()),
+            name: ident(&child(&pair, Rule::field_name)?),
+            ty: type_expr(child(&pair, Rule::type_expr)?)?,
+            offset,
+        })
+    }
+
+    fn interface(&mut self, pair: Pair<'_, Rule>) -> Built<InterfaceDecl> {
+        let doc = doc_above(self.source, pair.as_span().start());
+        let name = ident(&child(&pair, Rule::interface_name)?);
+        let mut methods = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::method => methods.push(self.method(part)?),
+                Rule::indented_line => self.note_indentation(&part),
+                _ => {}
+            }
+        }
+        Ok(InterfaceDecl { doc, name, methods })
+    }
+
+    fn method(&self, pair: Pair<'_, Rule>) -> Built<MethodDecl> {
+        let results = match find_child(&pair, Rule::method_result) {
+            Some(result) => method_results(result)?,
+            None => Vec::new(),
+        };
+        Ok(MethodDecl {
+            doc: doc_above(self.source, pair.as_span().start()),
+            name: ident(&child(&pair, Rule::method_name)?),
+            params: parameters(child(&pair, Rule::parameters)?)?,
+            results,
+        })
+    }
+
+    fn note_indentation(&mut self, line: &Pair<'_, Rule>) {
+        if let Some(indent) = find_child(line, Rule::indentation) {
+            self.block_indents.push(Indentation {
+                text: indent.as_str().to_owned(),
+                span: span_of(&indent),
+            });
+        }
+    }
+}
+
+fn method_results(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
+    if let Some(list) = find_child(&pair, Rule::parameters) {
+        return parameters(list);
+    }
+    let ty = type_expr(child(&pair, Rule::type_expr)?)?;
+    Ok(vec![ParamDecl { name: None, ty }])
+}
+
+fn parameters(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
+    pair.into_inner()
+        .filter(|p| p.as_rule() == Rule::parameter)
+        .map(|p| {
+            Ok(ParamDecl {
+                name: find_child(&p, Rule::parameter_name).map(|n| ident(&n)),
+                ty: type_expr(child(&p, Rule::type_expr)?)?,
+            })
+        })
+        .collect()
+}
+
+fn type_expr(pair: Pair<'_, Rule>) -> Built<TypeExpr> {
+    let span = span_of(&pair);
+    let inner = pair
+        .into_inner()
+        .next()
+        .ok_or_else(|| internal_error(span.clone(), "empty type"))?;
+    let kind = match inner.as_rule() {
+        Rule::type_name => TypeKind::Named(ident(&inner)),
+        Rule::bytes_fixed_type => TypeKind::BytesFixed(number(&child(&inner, Rule::byte_count)?)),
+        Rule::list_type => TypeKind::List(Box::new(type_expr(child(&inner, Rule::type_expr)?)?)),
+        Rule::ptr_type => TypeKind::Ptr(Box::new(type_expr(child(&inner, Rule::type_expr)?)?)),
+        _ => return Err(internal_error(span, "unexpected type form")),
+    };
+    Ok(TypeExpr { kind, span })
+}
+
+fn find_child<'i>(pair: &Pair<'i, Rule>, rule: Rule) -> Option<Pair<'i, Rule>> {
+    pair.clone().into_inner().find(|p| p.as_rule() == rule)
+}
+
+fn child<'i>(pair: &Pair<'i, Rule>, rule: Rule) -> Built<Pair<'i, Rule>> {
+    find_child(pair, rule)
+        .ok_or_else(|| internal_error(span_of(pair), &format!("missing {rule:?}")))
+}
+
+fn span_of(pair: &Pair<'_, Rule>) -> Span {
+    let span = pair.as_span();
+    span.start()..span.end()
+}
+
+fn ident(pair: &Pair<'_, Rule>) -> Ident {
+    Ident {
+        text: pair.as_str().to_owned(),
+        span: span_of(pair),
+    }
+}
+
+fn number(pair: &Pair<'_, Rule>) -> Number {
+    Number {
+        digits: pair.as_str().to_owned(),
+        span: span_of(pair),
+    }
+}
+
+/// The doc comment of the item starting at byte `item_start`: the `#` lines directly above
+/// it (no blank line between), in order, each without `#` and one following space.
+///
+/// Only an item that begins its line has a doc comment; a trailing `# ...` on a code line
+/// is a plain comment, for the item on that line and for the next one.
+pub fn doc_above(source: &str, item_start: usize) -> Vec<String> {
+    let Some(before) = source.get(..item_start) else {
+        return Vec::new();
+    };
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    if !before[line_start..].trim().is_empty() || line_start == 0 {
+        return Vec::new();
+    }
+    let mut doc: Vec<String> = before[..line_start - 1]
+        .split('\n')
+        .rev()
+        .map(str::trim)
+        .take_while(|line| line.starts_with('#'))
+        .map(|line| {
+            let text = &line[1..];
+            text.strip_prefix(' ').unwrap_or(text).to_owned()
+        })
+        .collect();
+    doc.reverse();
+    doc
+}
