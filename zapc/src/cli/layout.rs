@@ -7,9 +7,11 @@ use std::process::ExitCode;
 use zapc::ir::{self, ListShape};
 use zapc::load_file;
 
-/// Print the wire layout of a schema: for every struct, each field's type, byte offset and
-/// slot width, the struct's fixed size and the shape of a list of it; then every
-/// interface method with its ordinal.
+/// Print the wire layout of every struct and interface in a schema.
+///
+/// For each struct: every field's type (aliases resolved, in schema syntax), byte offset
+/// and slot width, the struct's fixed size, and the shape of a list of it. For each
+/// interface: every method with its ordinal.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  zapc layout schemas/eth.zap")]
 pub struct Args {

@@ -19,12 +19,35 @@ pub(super) fn syntax_error(source: &str, error: &Error<Rule>) -> Diagnostic {
         ErrorVariant::CustomError { message } => (message.clone(), None),
     };
     let (found, span) = found_at(source, position);
-    let diagnostic = Diagnostic::error(
+    let mut diagnostic = Diagnostic::error(
         format!("syntax error: expected {expected}, found {found}"),
         span,
         format!("expected {expected}"),
     );
+    if position >= source.len() {
+        if let Some(open) = unclosed_brace(source) {
+            diagnostic = diagnostic.with_secondary(open..open + 1, "this `{` is never closed");
+        }
+    }
     diagnostic.with_hint(hint.unwrap_or("the syntax of .zap files is described in spec/schema.md"))
+}
+
+/// The position of the last `{` without a matching `}` (comments skipped).
+fn unclosed_brace(source: &str) -> Option<usize> {
+    let mut open = Vec::new();
+    let mut in_comment = false;
+    for (index, ch) in source.char_indices() {
+        match ch {
+            '\n' => in_comment = false,
+            '#' => in_comment = true,
+            '{' if !in_comment => open.push(index),
+            '}' if !in_comment => {
+                open.pop();
+            }
+            _ => {}
+        }
+    }
+    open.pop()
 }
 
 /// "a, b or c", in the order pest tried them, without repeats.

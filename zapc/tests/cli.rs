@@ -1,0 +1,138 @@
+//! The real `zapc` binary: exit codes and output of `check` and `layout`.
+
+use std::process::{Command, Output};
+
+const ZAPC: &str = env!("CARGO_BIN_EXE_zapc");
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn zapc(args: &[&str]) -> Output {
+    Command::new(ZAPC)
+        .args(args)
+        .current_dir(WORKSPACE)
+        .output()
+        .expect("the zapc binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn check_accepts_a_valid_file() {
+    let output = zapc(&["check", "schemas/eth.zap"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "ok: schemas/eth.zap (2 structs, 1 interface)\n"
+    );
+    assert!(stderr(&output).is_empty());
+}
+
+#[test]
+fn check_reports_every_error_of_an_invalid_file() {
+    let output = zapc(&["check", "zapc/tests/invalid/many_errors.zap"]);
+    assert_eq!(output.status.code(), Some(1));
+    let errors = stderr(&output);
+    assert!(
+        errors.contains("--> zapc/tests/invalid/many_errors.zap:8:13"),
+        "{errors}"
+    );
+    assert!(errors.contains("unknown type `u65`"), "{errors}");
+    assert!(errors.ends_with("many_errors.zap: 10 errors\n"), "{errors}");
+    assert!(stdout(&output).is_empty());
+}
+
+#[test]
+fn check_goes_on_after_a_bad_file_and_fails_overall() {
+    let output = zapc(&[
+        "check",
+        "zapc/tests/invalid/overlap.zap",
+        "schemas/golden.zap",
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).contains("ok: schemas/golden.zap"));
+    assert!(stderr(&output).contains("overlaps field `Length`"));
+}
+
+#[test]
+fn check_of_a_missing_file_is_a_clear_error() {
+    let output = zapc(&["check", "schemas/no_such_file.zap"]);
+    assert_eq!(output.status.code(), Some(1));
+    let errors = stderr(&output);
+    assert!(
+        errors.starts_with("cannot read schemas/no_such_file.zap:"),
+        "{errors}"
+    );
+    assert!(!errors.contains("panicked"), "{errors}");
+}
+
+#[test]
+fn usage_errors_exit_with_2() {
+    assert_eq!(zapc(&["check"]).status.code(), Some(2));
+    assert_eq!(zapc(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(zapc(&[]).status.code(), Some(2));
+}
+
+#[test]
+fn every_subcommand_has_help_with_an_example() {
+    for subcommand in ["check", "layout"] {
+        let output = zapc(&[subcommand, "--help"]);
+        assert_eq!(output.status.code(), Some(0));
+        let help = stdout(&output);
+        assert!(help.contains("Example:"), "{subcommand}: {help}");
+        assert!(help.contains(&format!("zapc {subcommand} ")), "{help}");
+    }
+}
+
+#[test]
+fn layout_prints_offsets_widths_sizes_and_shapes() {
+    let output = zapc(&["layout", "schemas/eth.zap"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = "\
+package eth
+
+struct BalanceRequest: size 36, list strided (36 bytes per element)
+  field    type             offset  width
+  Id       u64                   0      8
+  Block    u64                   8      8
+  Account  bytes_fixed[20]      16     20
+
+struct BalanceResponse: size 56, list strided (56 bytes per element)
+  field      type             offset  width
+  Id         u64                   0      8
+  Balance    u64                   8      8
+  Nonce      u64                  16      8
+  BlockHash  bytes_fixed[32]      24     32
+
+interface Eth
+    1  getBalance(req: BalanceRequest) returns (resp: BalanceResponse)
+";
+    assert_eq!(stdout(&output), expected);
+}
+
+#[test]
+fn layout_writes_list_types_in_schema_syntax() {
+    let output = zapc(&["layout", "schemas/lists.zap"]);
+    assert_eq!(output.status.code(), Some(0));
+    let table = stdout(&output);
+    for written in [
+        "list<bytes_fixed[32]>",
+        "list<Point>",
+        "list<ptr<Named>>",
+        "framed",
+    ] {
+        assert!(table.contains(written), "{written} missing:\n{table}");
+    }
+}
+
+#[test]
+fn layout_of_an_invalid_file_fails_with_diagnostics() {
+    let output = zapc(&["layout", "zapc/tests/invalid/overlap.zap"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("overlap.zap:6:17"));
+    assert!(stdout(&output).is_empty());
+}

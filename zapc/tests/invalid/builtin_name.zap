@@ -1,0 +1,4 @@
+package bad
+
+struct u32 { X u8 }
+type text = bytes

@@ -1,0 +1,7 @@
+package bad
+
+struct Point {
+    X u32 @0
+    Y u32 @4
+    X u32 @8
+}

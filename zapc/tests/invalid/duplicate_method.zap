@@ -1,0 +1,9 @@
+package bad
+
+struct Query { Id u64 }
+
+interface Store {
+    get(q: Query)
+    put(q: Query)
+    get()
+}

@@ -1,0 +1,9 @@
+package bad
+
+interface Service {
+    ping()
+}
+
+struct Holder {
+    Svc Service
+}

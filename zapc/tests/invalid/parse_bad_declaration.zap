@@ -1,0 +1,5 @@
+package bad
+
+message Request {
+    Id u64
+}

@@ -1,0 +1,3 @@
+package bad
+
+struct Request { Id u64 @zero }

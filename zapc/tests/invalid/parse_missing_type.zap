@@ -1,0 +1,5 @@
+package bad
+
+struct Request {
+    Id @0
+}

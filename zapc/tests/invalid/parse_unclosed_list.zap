@@ -1,0 +1,3 @@
+package bad
+
+struct Bag { Items list<u32 @0 }

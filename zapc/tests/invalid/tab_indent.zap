@@ -1,0 +1,5 @@
+package bad
+
+struct Tabbed
+    Id u64
+	Name text

@@ -1,0 +1,4 @@
+package first
+package second
+
+struct A { X u32 }
