@@ -14,6 +14,7 @@ mod names;
 mod offsets;
 mod package;
 mod pointers;
+mod suggest;
 mod types;
 
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};

@@ -1,8 +1,26 @@
-//! Text to syntax tree: runs the pest grammar and turns its pairs into [`crate::ast`].
+//! Text to syntax tree: runs the pest grammar (`grammar.pest`) and turns its pairs into
+//! [`crate::ast`].
 //!
-//! A syntax error becomes one [`Diagnostic`] that says, in words, what was expected
-//! (see [`crate::parse::expected`]). Doc comments are read from the source text around each
-//! declaration, field and method (see [`doc_above`]).
+//! # What is accepted
+//!
+//! - Top level, one declaration per line (blank and `#` comment lines anywhere):
+//!   `package NAME`, `type NAME = TYPE`, `struct NAME BLOCK`, `interface NAME BLOCK`.
+//! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
+//!   or just spaces, so `struct G { A u32 @0  B text @8 }` fits on one line), or the
+//!   whitespace form: nothing after the header, then one item per indented line. Blank and
+//!   comment lines may sit inside; the block ends at the first line that starts in column
+//!   one. Tabs in that indentation parse but are reported by the checker.
+//! - A field: `Name Type [@Offset]`. A method: `name(PARAMS) [returns RESULT]`, where
+//!   PARAMS is empty or comma-separated `name: Type` / `Type`, and RESULT is
+//!   `(PARAMS)` or a bare `Type`. Any number parse; the checker allows at most one each.
+//! - Types: a name (built-in, struct or alias), `bytes_fixed[N]`, `list<T>`, `ptr<T>`
+//!   (placement is checked later). `<...>` nesting deeper than [`MAX_TYPE_NESTING`] is
+//!   refused before parsing, so hostile input cannot exhaust the stack.
+//! - Line breaks may be `\n` or `\r\n`.
+//!
+//! A syntax error becomes one [`Diagnostic`] that says, in words, what was expected.
+//! Doc comments are read from the source text above each declaration, field and method
+//! (see [`doc_above`]).
 
 mod expected;
 

@@ -2,9 +2,10 @@
 
 use crate::ast::{SchemaFile, TypeKind};
 use crate::diag::Diagnostic;
+use crate::ir::Scalar;
 use crate::lower::symbols::{BuiltinType, Symbol, Symbols};
 
-use super::for_each_type;
+use super::{for_each_type, suggest};
 
 /// A type name that is not declared (or names an interface, which is not a type).
 pub(super) fn unknown_types(
@@ -32,10 +33,26 @@ pub(super) fn unknown_types(
                 name.span.clone(),
                 "not a built-in type, struct or alias",
             )
-            .with_hint(
-                "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes bytes_fixed[N] list<T>",
-            ),
+            .with_hint(unknown_type_hint(&name.text, file)),
         };
         errors.push(error);
     });
+}
+
+/// Suggest the closest known type name, or list the built-in types.
+fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
+    let builtins = Scalar::ALL
+        .iter()
+        .map(|s| s.keyword())
+        .chain(["text", "bytes"]);
+    let declared = file
+        .structs()
+        .map(|s| s.name.text.as_str())
+        .chain(file.aliases().map(|a| a.name.text.as_str()));
+    match suggest::closest(name, builtins.chain(declared)) {
+        Some(known) => format!("did you mean `{known}`?"),
+        None => "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes \
+                 bytes_fixed[N] list<T>; other types must be declared in this file"
+            .to_owned(),
+    }
 }
