@@ -10,7 +10,7 @@
 //! 3 |     Id  u63 @0
 //!   |         ^^^ not a built-in type, struct or alias
 //!   |
-//!   = hint: the integer types are u8 u16 u32 u64 i8 i16 i32 i64
+//!   = hint: did you mean `u64`?
 //! ```
 
 use std::fmt;

@@ -325,3 +325,47 @@ fn diagnostics_report_count_and_render_deterministically() {
     assert!(!rendered.contains('\u{1b}'), "no colour codes");
     assert!(rendered.ends_with("bad.zap: 2 errors\n"));
 }
+
+#[test]
+fn spec_examples_load_verbatim() {
+    let brace = load(
+        "package eth                      # one package per file; '#' starts a comment to end of line
+
+type address = bytes_fixed[20]   # alias
+type hash32  = bytes_fixed[32]
+
+# Doc comments: the '#' lines directly above a declaration or field
+# become documentation on the generated item.
+struct BalanceRequest {
+    Id      u64     @0
+    Block   u64     @8
+    Account address @16
+}
+
+struct BalanceResponse {
+    Id        u64    @0
+    Balance   u64    @8
+    Nonce     u64    @16
+    BlockHash hash32 @24
+}
+
+interface Eth {
+    getBalance(req: BalanceRequest) returns (resp: BalanceResponse)   # ordinal 1
+    ping()                                                            # ordinal 2
+}
+",
+    );
+    let ping = &brace.interfaces[0].methods[1];
+    assert_eq!(
+        (ping.ordinal, ping.param.is_none(), ping.result.is_none()),
+        (2, true, true)
+    );
+    assert_eq!(get(&brace, "BalanceRequest").doc.len(), 2);
+    let eth = schema_file("eth.zap");
+    assert_eq!(brace.structs, eth.structs);
+
+    let indented = load(
+        "package xvm\ntype id32 = bytes_fixed[32]\nstruct BaseTx\n    NetworkID    u32\n    BlockchainID id32\n    Memo         bytes\n",
+    );
+    assert_eq!(get(&indented, "BaseTx").size, 44);
+}
