@@ -136,9 +136,10 @@ impl Builder {
 
     fn write_header(&mut self) {
         self.base = self.buf.len();
-        self.buf.extend_from_slice(&MAGIC);
-        self.buf.extend_from_slice(&self.version.to_le_bytes());
-        self.buf.extend_from_slice(&[0; HEADER_SIZE - 6]);
+        let mut header = [0u8; HEADER_SIZE];
+        header[..4].copy_from_slice(&MAGIC);
+        header[4..6].copy_from_slice(&self.version.to_le_bytes());
+        self.buf.extend_from_slice(&header);
     }
 
     /// Bytes written so far (header included).
@@ -167,7 +168,7 @@ impl Builder {
     /// Pad with zeros to the next multiple of 8 from the message start.
     #[inline(always)]
     fn align(&mut self) {
-        let misalign = (self.buf.len() - self.base) % ALIGNMENT;
+        let misalign = (self.buf.len() - self.base) & (ALIGNMENT - 1);
         if misalign != 0 {
             self.buf.resize(self.buf.len() + ALIGNMENT - misalign, 0);
         }

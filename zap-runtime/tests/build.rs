@@ -1,0 +1,265 @@
+//! Builder behaviour beyond the flat vectors: nested objects, every list shape, reuse,
+//! and the pool's capacity cap.
+
+use zap_runtime::{Builder, BuilderPool, Message, Object};
+
+/// Build the `Kitchen` of the nested vector (same schema, same values) with our builder.
+fn build_kitchen(b: &mut Builder) -> Vec<u8> {
+    let mut k = b.start_object(104);
+    k.set_bool(0, true);
+    k.set_u8(1, 200);
+    k.set_u16(2, 65000);
+    k.set_u32(4, 4_000_000_000);
+    k.set_u64(8, 9_223_372_036_854_775_813);
+    k.set_i8(16, -5);
+    k.set_i16(18, -300);
+    k.set_i32(20, -70000);
+    k.set_i64(24, -1_099_511_627_776);
+    k.set_f32(32, 1.5);
+    k.set_f64(40, -2.25);
+    k.set_text(48, "kitchen éè");
+    k.set_bytes(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    k.set_bytes_fixed(64, b"defghijklmnopqrs");
+    // Items: list<Leaf>, framed (Leaf has a text field): each element a whole message.
+    let mut items = k.builder().start_list(0);
+    for (tag, note) in [(10u32, "alpha"), (11, ""), (12, "gamma")] {
+        items.push_message(|b| {
+            let mut leaf = b.start_object(12);
+            leaf.set_u32(0, tag);
+            leaf.set_text(4, note);
+            leaf.finish_as_root();
+        });
+    }
+    let items = items.finish();
+    k.set_list(80, items);
+    let mut inner = k.builder().start_object(12);
+    inner.set_u32(0, 77);
+    inner.set_text(4, "inner");
+    let inner = inner.finish();
+    k.set_object(88, inner);
+    let mut nums = k.builder().start_list(4);
+    for n in [1u32, 2, 3, u32::MAX] {
+        nums.push(n);
+    }
+    let nums = nums.finish();
+    k.set_list(96, nums);
+    k.finish_as_root();
+    b.finish().to_vec()
+}
+
+fn leaf(obj: Object<'_>) -> (u32, String) {
+    (obj.u32(0), obj.text(4).to_string())
+}
+
+fn assert_kitchen(root: Object<'_>) {
+    assert!(root.bool(0));
+    assert_eq!(root.u8(1), 200);
+    assert_eq!(root.u16(2), 65000);
+    assert_eq!(root.u32(4), 4_000_000_000);
+    assert_eq!(root.u64(8), 9_223_372_036_854_775_813);
+    assert_eq!(root.i8(16), -5);
+    assert_eq!(root.i16(18), -300);
+    assert_eq!(root.i32(20), -70000);
+    assert_eq!(root.i64(24), -1_099_511_627_776);
+    assert_eq!(root.f32(32), 1.5);
+    assert_eq!(root.f64(40), -2.25);
+    assert_eq!(root.text(48), "kitchen éè");
+    assert_eq!(root.bytes(56), &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert_eq!(root.bytes_fixed::<16>(64), b"defghijklmnopqrs");
+    let items: Vec<_> = root.list(80).messages().map(leaf).collect();
+    assert_eq!(
+        items,
+        [
+            (10, "alpha".into()),
+            (11, String::new()),
+            (12, "gamma".into())
+        ]
+    );
+    assert_eq!(leaf(root.object(88)), (77, "inner".into()));
+    let nums: Vec<u32> = root.list(96).scalars().collect();
+    assert_eq!(nums, [1, 2, 3, u32::MAX]);
+}
+
+#[test]
+fn nested_message_built_here_reads_back() {
+    let wire = build_kitchen(&mut Builder::new());
+    assert_kitchen(Message::parse(&wire).unwrap().root());
+}
+
+#[test]
+fn reused_builder_gives_the_same_bytes_as_a_fresh_one() {
+    let fresh = build_kitchen(&mut Builder::new());
+    let mut dirty = Builder::new();
+    // Dirty the buffer with a larger, different message first.
+    let mut junk = dirty.start_object(512);
+    for off in (0..512).step_by(8) {
+        junk.set_u64(off, u64::MAX);
+    }
+    junk.set_text(0, &"x".repeat(1000));
+    junk.finish_as_root();
+    dirty.finish();
+    dirty.clear();
+    assert_eq!(build_kitchen(&mut dirty), fresh);
+}
+
+#[test]
+fn framed_elements_nest_lists_and_objects() {
+    let mut b = Builder::new();
+    let mut root = b.start_object(8);
+    let mut outer = root.builder().start_list(0);
+    for i in 0..3u32 {
+        outer.push_message(|b| {
+            let mut e = b.start_object(20);
+            e.set_text(0, &format!("element {i}"));
+            let mut inner = e.builder().start_list(0);
+            for j in 0..i {
+                inner.push_framed(format!("{i}.{j}").as_bytes());
+            }
+            let inner = inner.finish();
+            e.set_list(8, inner);
+            let mut child = e.builder().start_object(4);
+            child.set_u32(0, i * 100);
+            let child = child.finish();
+            e.set_object(16, child);
+            e.finish_as_root();
+        });
+    }
+    let outer = outer.finish();
+    root.set_list(0, outer);
+    root.finish_as_root();
+    let wire = b.finish().to_vec();
+
+    let root = Message::parse(&wire).unwrap().root();
+    let elems: Vec<Object<'_>> = root.list(0).messages().collect();
+    assert_eq!(elems.len(), 3);
+    for (i, e) in elems.iter().enumerate() {
+        assert_eq!(e.text(0), format!("element {i}"));
+        let inner: Vec<&str> = e.list(8).texts().collect();
+        let want: Vec<String> = (0..i).map(|j| format!("{i}.{j}")).collect();
+        assert_eq!(inner, want);
+        assert_eq!(e.object(16).u32(0), i as u32 * 100);
+    }
+}
+
+#[test]
+fn strided_struct_and_bytes_fixed_lists() {
+    let mut b = Builder::new();
+    let mut root = b.start_object(16);
+    let mut points = root.builder().start_list(12);
+    for i in 0..4i32 {
+        let mut p = points.push_struct();
+        p.set_i32(0, -i);
+        p.set_u64(4, i as u64 * 1000);
+        p.finish();
+    }
+    let points = points.finish();
+    root.set_list(0, points);
+    let mut ids = root.builder().start_list(3);
+    ids.push_raw(b"abc");
+    ids.push_raw(b"def");
+    let ids = ids.finish();
+    root.set_list(8, ids);
+    root.finish_as_root();
+    let wire = b.finish().to_vec();
+
+    let root = Message::parse(&wire).unwrap().root();
+    let got: Vec<(i32, u64)> = root
+        .list(0)
+        .objects(12)
+        .map(|p| (p.i32(0), p.u64(4)))
+        .collect();
+    assert_eq!(got, [(0, 0), (-1, 1000), (-2, 2000), (-3, 3000)]);
+    assert_eq!(root.list(8).bytes_fixed::<3>(1), b"def");
+    assert_eq!(root.list(8).bytes_fixed::<3>(2), &[0; 3], "past the count");
+}
+
+#[test]
+fn pointer_list_points_at_objects_built_after_it() {
+    let mut b = Builder::new();
+    let mut root = b.start_object(8);
+    let slots = root.builder().start_pointer_list(3);
+    let a = {
+        let mut o = root.builder().start_object(4);
+        o.set_u32(0, 11);
+        o.finish()
+    };
+    let c = {
+        let mut o = root.builder().start_object(4);
+        o.set_u32(0, 33);
+        o.finish()
+    };
+    let builder = root.builder();
+    builder.set_pointer(slots, 0, a);
+    builder.set_pointer(slots, 2, c);
+    builder.set_pointer(slots, 3, a); // out of range: ignored
+    let list = slots.list(builder);
+    root.set_list(0, list);
+    root.finish_as_root();
+    let wire = b.finish().to_vec();
+
+    let root = Message::parse(&wire).unwrap().root();
+    let got: Vec<Option<u32>> = root
+        .list(0)
+        .pointers()
+        .map(|o| (!o.is_null()).then(|| o.u32(0)))
+        .collect();
+    assert_eq!(got, [Some(11), None, Some(33)]);
+}
+
+#[test]
+fn deferred_payloads_land_in_setter_order_after_children() {
+    // Spec §4 step 5: an object's tails come after lists/children built while it was open.
+    let mut b = Builder::new();
+    let mut o = b.start_object(16);
+    o.set_text(8, "second");
+    o.set_text(0, "first");
+    let mut child = o.builder().start_object(8);
+    child.set_text(0, "child");
+    let child_at = child.finish();
+    assert_eq!(child_at, 32);
+    o.finish_as_root();
+    let wire = b.finish().to_vec();
+    let tail = &wire[wire.len() - "secondfirst".len()..];
+    assert_eq!(tail, b"secondfirst");
+    let root = Message::parse(&wire).unwrap().root();
+    assert_eq!((root.text(0), root.text(8)), ("first", "second"));
+}
+
+#[test]
+fn pool_reuses_builders_and_drops_oversized_ones() {
+    let pool = BuilderPool::with_limits(2, 4096);
+    {
+        let mut b = pool.get();
+        b.start_object(64).finish_as_root();
+        b.finish();
+    }
+    assert_eq!(pool.idle(), 1);
+    {
+        let mut b = pool.get();
+        assert_eq!(b.len(), 16, "a pooled builder comes back cleared");
+        let mut o = b.start_object(8);
+        o.set_bytes(0, &vec![7u8; 64 * 1024]);
+        o.finish_as_root();
+        b.finish();
+    }
+    assert_eq!(
+        pool.idle(),
+        0,
+        "a builder grown past the cap is freed, not pooled"
+    );
+    let (x, y, z) = (pool.get(), pool.get(), pool.get());
+    drop((x, y, z));
+    assert_eq!(pool.idle(), 2, "no more than max_idle are kept");
+}
+
+#[test]
+fn pooled_builder_version_resets_between_loans() {
+    let pool = BuilderPool::new();
+    {
+        let mut b = pool.get();
+        b.set_version(2);
+    }
+    let mut b = pool.get();
+    b.start_object(0).finish_as_root();
+    assert_eq!(Message::parse(b.finish()).unwrap().version(), 1);
+}
