@@ -478,6 +478,13 @@ impl<'b> ObjectBuilder<'b> {
         at
     }
 
+    /// Finish the object as the root and the message with it; returns the message bytes.
+    pub fn finish_message(self) -> &'b [u8] {
+        let (b, at) = self.finish_inner();
+        b.root = at;
+        b.finish()
+    }
+
     fn finish_inner(mut self) -> (&'b mut Builder, u32) {
         let size = self.size;
         self.slot(0, size);

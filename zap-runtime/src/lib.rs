@@ -29,16 +29,41 @@
 mod build;
 mod error;
 pub mod frame;
+pub mod json;
 mod pool;
 mod read;
 pub mod rpc;
 mod scalar;
+pub mod service;
+mod typed;
 
 pub use build::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
 pub use error::{FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
+pub use service::{CallError, ClientError, Local, MethodInfo, Reply, Service, Transport};
+pub use typed::{
+    read_struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
+    write_struct_list, write_text_list, ZapStruct,
+};
+
+/// Re-exports for generated code: users need no dependency of their own on these.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}
+
+/// Include the Rust module `zapc` generated for a schema from `build.rs`:
+/// `zap_runtime::include_schema!("eth")` expands to
+/// `include!(concat!(env!("OUT_DIR"), "/eth.rs"))`.
+#[macro_export]
+macro_rules! include_schema {
+    ($name:literal) => {
+        include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
+    };
+}
 
 /// Length of the message header.
 pub const HEADER_SIZE: usize = 16;

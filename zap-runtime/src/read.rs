@@ -385,6 +385,14 @@ impl<'a> List<'a> {
         }
     }
 
+    /// Iterate a strided `bytes_fixed[N]` list.
+    pub fn bytes_fixed_items<const N: usize>(
+        &self,
+    ) -> impl ExactSizeIterator<Item = &'a [u8; N]> + Clone + 'a {
+        let list = *self;
+        (0..self.strided_len(N)).map(move |i| list.bytes_fixed::<N>(i))
+    }
+
     /// Element `i` of a strided struct list whose elements are `width` bytes; null if out
     /// of range.
     pub fn object(&self, i: usize, width: usize) -> Object<'a> {

@@ -8,10 +8,13 @@ pub mod ir;
 
 pub mod ast;
 pub mod check;
+pub mod codegen;
+mod config;
 pub mod diag;
 pub mod frontend;
 pub mod lower;
 pub mod parse;
 
+pub use config::{module_name, Config, GenerateError, Generated};
 pub use diag::{Diagnostic, Diagnostics};
 pub use frontend::{load_file, load_str, LoadError};

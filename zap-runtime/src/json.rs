@@ -1,0 +1,287 @@
+//! The JSON mapping of the schema language (used by the HTTP fallback and by
+//! `zapc encode/decode`): field names in lowerCamelCase, integers as numbers (64-bit ones
+//! also accepted as decimal or `0x` strings), `bytes` and `bytes_fixed` as `"0x…"`
+//! lower-case hex, lists as arrays, a null child as `null`.
+//!
+//! Generated owned types derive serde with `#[serde(with = ...)]` pointing at the
+//! modules here, so users need no serde dependency of their own.
+
+use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::build::Builder;
+use crate::error::ParseError;
+use crate::typed::ZapStruct;
+
+/// `0x` followed by lower-case hex of `bytes`.
+pub fn to_hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut s = String::with_capacity(2 + bytes.len() * 2);
+    s.push_str("0x");
+    for b in bytes {
+        s.push(DIGITS[(b >> 4) as usize] as char);
+        s.push(DIGITS[(b & 15) as usize] as char);
+    }
+    s
+}
+
+/// Decode hex with or without `0x` (either case).
+pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
+    let digits = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s);
+    if digits.len() % 2 != 0 {
+        return Err(format!("hex string {s:?} has an odd number of digits"));
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Ok(c - b'0'),
+        b'a'..=b'f' => Ok(c - b'a' + 10),
+        b'A'..=b'F' => Ok(c - b'A' + 10),
+        _ => Err(format!("{:?} is not a hex digit in {s:?}", c as char)),
+    };
+    digits
+        .as_bytes()
+        .chunks(2)
+        .map(|pair| Ok(nibble(pair[0])? << 4 | nibble(pair[1])?))
+        .collect()
+}
+
+fn fixed<const N: usize>(s: &str) -> Result<[u8; N], String> {
+    let bytes = from_hex(s)?;
+    <[u8; N]>::try_from(bytes.as_slice())
+        .map_err(|_| format!("expected {N} bytes of hex, found {} in {s:?}", bytes.len()))
+}
+
+/// serde `with` module for `bytes` (`Vec<u8>` as `"0x…"`).
+pub mod hex_bytes {
+    use super::*;
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        from_hex(&s).map_err(de::Error::custom)
+    }
+}
+
+/// serde `with` module for `bytes_fixed[N]` (`[u8; N]` as `"0x…"`, exactly N bytes).
+pub mod hex_array {
+    use super::*;
+    pub fn serialize<S: Serializer, const N: usize>(v: &[u8; N], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&to_hex(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<[u8; N], D::Error> {
+        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        fixed(&s).map_err(de::Error::custom)
+    }
+}
+
+/// serde `with` module for `list<bytes>`.
+pub mod hex_bytes_list {
+    use super::*;
+    pub fn serialize<S: Serializer>(v: &[Vec<u8>], s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        for item in v {
+            seq.serialize_element(&to_hex(item))?;
+        }
+        seq.end()
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Vec<u8>>, D::Error> {
+        let items = Vec::<String>::deserialize(d)?;
+        items
+            .iter()
+            .map(|s| from_hex(s).map_err(de::Error::custom))
+            .collect()
+    }
+}
+
+/// serde `with` module for `list<bytes_fixed[N]>`.
+pub mod hex_array_list {
+    use super::*;
+    pub fn serialize<S: Serializer, const N: usize>(
+        v: &[[u8; N]],
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(v.len()))?;
+        for item in v {
+            seq.serialize_element(&to_hex(item))?;
+        }
+        seq.end()
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
+        d: D,
+    ) -> Result<Vec<[u8; N]>, D::Error> {
+        let items = Vec::<String>::deserialize(d)?;
+        items
+            .iter()
+            .map(|s| fixed(s).map_err(de::Error::custom))
+            .collect()
+    }
+}
+
+/// A 64-bit integer that reads from a JSON number, a decimal string or a `0x` string.
+struct Lenient64<T>(T);
+
+macro_rules! lenient_64 {
+    ($t:ty, $module:ident, $list:ident) => {
+        impl<'de> Deserialize<'de> for Lenient64<$t> {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl Visitor<'_> for V {
+                    type Value = $t;
+                    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                        f.write_str(concat!("a ", stringify!($t), " as a number, a decimal string or a 0x string"))
+                    }
+                    fn visit_u64<E: de::Error>(self, v: u64) -> Result<$t, E> {
+                        <$t>::try_from(v).map_err(|_| E::custom(format!("{v} does not fit {}", stringify!($t))))
+                    }
+                    fn visit_i64<E: de::Error>(self, v: i64) -> Result<$t, E> {
+                        <$t>::try_from(v).map_err(|_| E::custom(format!("{v} does not fit {}", stringify!($t))))
+                    }
+                    fn visit_str<E: de::Error>(self, s: &str) -> Result<$t, E> {
+                        let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+                            Some(hex) => <$t>::from_str_radix(hex, 16),
+                            None => s.parse::<$t>(),
+                        };
+                        parsed.map_err(|_| E::custom(format!("{s:?} is not a valid {}", stringify!($t))))
+                    }
+                }
+                d.deserialize_any(V).map(Lenient64)
+            }
+        }
+
+        #[doc = concat!("serde `with` module for a `", stringify!($t), "` field (lenient on input).")]
+        pub mod $module {
+            use super::*;
+            pub fn serialize<S: Serializer>(v: &$t, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_some(v)
+            }
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                Lenient64::<$t>::deserialize(d).map(|v| v.0)
+            }
+        }
+
+        #[doc = concat!("serde `with` module for a `list<", stringify!($t), ">` field.")]
+        pub mod $list {
+            use super::*;
+            pub fn serialize<S: Serializer>(v: &[$t], s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(v)
+            }
+            pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<$t>, D::Error> {
+                let items = Vec::<Lenient64<$t>>::deserialize(d)?;
+                Ok(items.into_iter().map(|v| v.0).collect())
+            }
+        }
+    };
+}
+
+lenient_64!(u64, u64_lenient, u64_list);
+lenient_64!(i64, i64_lenient, i64_list);
+
+/// Why JSON-RPC `params` do not make a request message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParamsError {
+    /// The method takes a struct but no params were given.
+    #[error(
+        "params are required: an object with the fields of {request}, or an array of them in order"
+    )]
+    Missing { request: &'static str },
+    /// Positional params longer than the struct's field list.
+    #[error("{request} has {fields} fields, but {given} positional params were given")]
+    TooMany {
+        request: &'static str,
+        fields: usize,
+        given: usize,
+    },
+    /// Params of the wrong JSON type (not an object or array).
+    #[error("params must be an object or an array, found {found}")]
+    WrongType { found: &'static str },
+    /// A field failed to convert.
+    #[error("invalid params for {request}: {reason}")]
+    Invalid {
+        request: &'static str,
+        reason: String,
+    },
+    /// The method takes no params but some were given.
+    #[error("this method takes no params")]
+    Unexpected,
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// JSON-RPC `params` (by name: an object; by position: an array in declaration order)
+/// to the owned request value.
+pub fn params_to_value<T: ZapStruct + DeserializeOwned>(
+    params: Option<&Value>,
+) -> Result<T, ParamsError> {
+    let invalid = |e: serde_json::Error| ParamsError::Invalid {
+        request: T::NAME,
+        reason: e.to_string(),
+    };
+    match params {
+        None | Some(Value::Null) => Err(ParamsError::Missing { request: T::NAME }),
+        Some(obj @ Value::Object(_)) => T::deserialize(obj).map_err(invalid),
+        Some(Value::Array(items)) => {
+            if items.len() > T::JSON_FIELDS.len() {
+                return Err(ParamsError::TooMany {
+                    request: T::NAME,
+                    fields: T::JSON_FIELDS.len(),
+                    given: items.len(),
+                });
+            }
+            let named: serde_json::Map<String, Value> = T::JSON_FIELDS
+                .iter()
+                .zip(items)
+                .map(|(k, v)| ((*k).to_string(), v.clone()))
+                .collect();
+            T::deserialize(&Value::Object(named)).map_err(invalid)
+        }
+        Some(other) => Err(ParamsError::WrongType {
+            found: json_type(other),
+        }),
+    }
+}
+
+/// [`params_to_value`], then encode the value as a complete message into `b`.
+pub fn params_to_wire<T: ZapStruct + DeserializeOwned>(
+    params: Option<&Value>,
+    b: &mut Builder,
+) -> Result<(), ParamsError> {
+    params_to_value::<T>(params)?.encode(b);
+    Ok(())
+}
+
+/// For methods without a parameter: accept absent, null, `[]` or `{}` params.
+pub fn no_params(params: Option<&Value>, _b: &mut Builder) -> Result<(), ParamsError> {
+    match params {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::Array(a)) if a.is_empty() => Ok(()),
+        Some(Value::Object(o)) if o.is_empty() => Ok(()),
+        Some(_) => Err(ParamsError::Unexpected),
+    }
+}
+
+/// A response body to its JSON mapping.
+pub fn result_to_json<T: ZapStruct + serde::Serialize>(body: &[u8]) -> Result<Value, ParseError> {
+    let value = T::decode(body)?;
+    Ok(serde_json::to_value(&value).unwrap_or(Value::Null))
+}
+
+/// For methods without a result: `null`.
+pub fn no_result(_body: &[u8]) -> Result<Value, ParseError> {
+    Ok(Value::Null)
+}

@@ -1,0 +1,163 @@
+//! The contract between generated interfaces and transports.
+//!
+//! `zapc` generates, for every schema interface, a handler trait, a [`Service`]
+//! implementation that dispatches by method ordinal, a [`MethodInfo`] table (JSON-RPC
+//! names and JSON converters) and a client stub generic over [`Transport`]. The ZAP/TCP
+//! server and the JSON-RPC fallback both drive the same [`Service::call`], so one
+//! handler serves both.
+
+use std::borrow::Cow;
+use std::future::Future;
+
+use crate::build::Builder;
+use crate::error::ParseError;
+use crate::json::ParamsError;
+use crate::rpc::Status;
+
+/// What a handler call produced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// The response struct was written into the output builder as a complete message.
+    Message,
+    /// The method has no result: the response body is empty.
+    Empty,
+}
+
+/// A failed call: the status to answer with and a message for the caller.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallError {
+    pub status: Status,
+    pub message: Cow<'static, str>,
+}
+
+impl CallError {
+    /// An error with any status.
+    pub fn new(status: Status, message: impl Into<Cow<'static, str>>) -> Self {
+        CallError {
+            status,
+            message: message.into(),
+        }
+    }
+    /// 500: the handler failed.
+    pub fn internal(message: impl Into<Cow<'static, str>>) -> Self {
+        CallError::new(Status::INTERNAL, message)
+    }
+    /// 400: the request was not acceptable.
+    pub fn bad_request(message: impl Into<Cow<'static, str>>) -> Self {
+        CallError::new(Status::BAD_REQUEST, message)
+    }
+    /// 404: no method with this ordinal.
+    pub fn unknown_method(service: &str, ordinal: u32) -> Self {
+        CallError::new(
+            Status::NOT_FOUND,
+            format!("{service} has no method with ordinal {ordinal}"),
+        )
+    }
+    /// 400: the payload is not a message of the request type.
+    pub fn bad_payload(request: &str, err: ParseError) -> Self {
+        CallError::bad_request(format!("payload is not a valid {request} message: {err}"))
+    }
+}
+
+impl core::fmt::Display for CallError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}: {}", self.status, self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// One method of an interface, for transports that address methods by name (JSON-RPC).
+#[derive(Clone, Copy, Debug)]
+pub struct MethodInfo {
+    /// 1-based ordinal.
+    pub ordinal: u32,
+    /// The method name as written in the schema (`getBalance`).
+    pub name: &'static str,
+    /// The JSON-RPC method name (`eth_getBalance`).
+    pub json_name: &'static str,
+    /// The request struct's schema name, if the method takes one.
+    pub request: Option<&'static str>,
+    /// The response struct's schema name, if the method returns one.
+    pub response: Option<&'static str>,
+    /// JSON-RPC `params` (by name or by position) to the request message, written into
+    /// the builder as a complete message.
+    pub params_to_wire: fn(Option<&serde_json::Value>, &mut Builder) -> Result<(), ParamsError>,
+    /// The response body to its JSON mapping.
+    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ParseError>,
+}
+
+/// A generated interface, ready to be served.
+pub trait Service: Send + Sync + 'static {
+    /// The interface name as written in the schema.
+    const NAME: &'static str;
+    /// Every method, in ordinal order.
+    const METHODS: &'static [MethodInfo];
+
+    /// Run method `ordinal` on `payload` (the request message, borrowed from the frame),
+    /// writing the response message into `out` (a cleared builder).
+    fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a;
+
+    /// Look a method up by its JSON-RPC name.
+    fn method_by_json_name(name: &str) -> Option<&'static MethodInfo> {
+        Self::METHODS.iter().find(|m| m.json_name == name)
+    }
+}
+
+/// Why a client call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a non-200 status.
+    #[error("server answered {status}: {message}")]
+    Status { status: Status, message: String },
+    /// The connection is closed (or closed while the call was in flight).
+    #[error("connection closed{}", if .0.is_empty() { String::new() } else { format!(": {}", .0) })]
+    Closed(String),
+    /// No answer within the call's timeout.
+    #[error("no answer within {0:?}")]
+    Timeout(std::time::Duration),
+    /// The socket failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The answer is not a valid message of the response type.
+    #[error("response is not a valid message: {0}")]
+    Decode(#[from] ParseError),
+    /// The peer broke the protocol (bad frame, bad envelope).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+/// How a generated client stub sends a call: implemented by the TCP client (and by
+/// anything else that can carry an envelope, e.g. an in-process loopback in tests).
+pub trait Transport: Send + Sync {
+    /// Send method `ordinal` with `payload`; resolve to the response body of a 200.
+    fn call(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send;
+}
+
+/// Run a service in-process: a [`Transport`] that calls [`Service::call`] directly.
+/// Useful in tests and for embedding a service without a socket.
+#[derive(Debug, Clone, Default)]
+pub struct Local<S>(pub S);
+
+impl<S: Service> Transport for Local<S> {
+    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let mut out = Builder::new();
+        match self.0.call(ordinal, payload, &mut out).await {
+            Ok(Reply::Message) => Ok(out.take_bytes()),
+            Ok(Reply::Empty) => Ok(Vec::new()),
+            Err(e) => Err(ClientError::Status {
+                status: e.status,
+                message: e.message.into_owned(),
+            }),
+        }
+    }
+}

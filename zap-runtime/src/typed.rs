@@ -1,0 +1,146 @@
+//! What generated code (from `zapc` or `#[derive(Zap)]`) implements, and the list
+//! helpers it calls, so the per-struct code stays small.
+
+use crate::build::{Builder, ListRef, ObjectBuilder};
+use crate::error::ParseError;
+use crate::read::{Message, Object};
+
+/// A struct of a schema: an owned Rust value that knows its layout.
+///
+/// Generated for every schema struct. The reader type is the zero-copy view; the owned
+/// type converts to and from it and writes itself through a [`Builder`].
+pub trait ZapStruct: Sized {
+    /// The schema name (`BalanceRequest`).
+    const NAME: &'static str;
+    /// Size of the fixed section in bytes.
+    const SIZE: usize;
+    /// Field names in the JSON mapping, in declaration order (for JSON-RPC positional
+    /// parameters).
+    const JSON_FIELDS: &'static [&'static str];
+    /// True when every field is a scalar or `bytes_fixed`: a `list<Self>` is strided.
+    const INLINE: bool;
+    /// The zero-copy reader.
+    type Reader<'a>: Copy;
+
+    /// View an object as this struct.
+    fn reader(obj: Object<'_>) -> Self::Reader<'_>;
+    /// Copy everything the reader sees into an owned value.
+    fn from_reader(reader: Self::Reader<'_>) -> Self;
+    /// Set every field on an open object, in declaration order (so flat messages are
+    /// byte-identical to the other runtimes).
+    fn write_fields(&self, obj: &mut ObjectBuilder<'_>);
+
+    /// Build this value as a (non-root) object; returns its position.
+    fn write(&self, b: &mut Builder) -> u32 {
+        let mut obj = b.start_object(Self::SIZE);
+        self.write_fields(&mut obj);
+        obj.finish()
+    }
+
+    /// Encode as a complete message into `b` (cleared first).
+    fn encode<'b>(&self, b: &'b mut Builder) -> &'b [u8] {
+        b.clear();
+        let mut obj = b.start_object(Self::SIZE);
+        self.write_fields(&mut obj);
+        obj.finish_as_root();
+        b.finish()
+    }
+
+    /// Encode as a complete message in a new vector.
+    fn to_bytes(&self) -> Vec<u8> {
+        let mut b = Builder::new();
+        self.encode(&mut b);
+        b.take_bytes()
+    }
+
+    /// Decode a complete message into an owned value.
+    fn decode(buf: &[u8]) -> Result<Self, ParseError> {
+        let msg = Message::parse(buf)?;
+        Ok(Self::from_reader(Self::reader(msg.root())))
+    }
+}
+
+/// Write a `list<T>` of structs in the shape the spec assigns: strided for all-inline
+/// structs, framed (each element a complete message) otherwise.
+pub fn write_struct_list<T: ZapStruct>(b: &mut Builder, items: &[T]) -> ListRef {
+    if T::INLINE {
+        let mut list = b.start_list(T::SIZE);
+        for item in items {
+            let mut obj = list.push_struct();
+            item.write_fields(&mut obj);
+            obj.finish();
+        }
+        list.finish()
+    } else {
+        let mut list = b.start_list(0);
+        for item in items {
+            list.push_message(|b| {
+                let mut obj = b.start_object(T::SIZE);
+                item.write_fields(&mut obj);
+                obj.finish_as_root();
+            });
+        }
+        list.finish()
+    }
+}
+
+/// Write a `list<ptr<T>>`: the slots first, then each non-null target.
+pub fn write_pointer_list<T: ZapStruct>(b: &mut Builder, items: &[Option<T>]) -> ListRef {
+    let slots = b.start_pointer_list(items.len() as u32);
+    for (i, item) in items.iter().enumerate() {
+        if let Some(item) = item {
+            let at = item.write(b);
+            b.set_pointer(slots, i as u32, at);
+        }
+    }
+    slots.list(b)
+}
+
+/// Write a strided list of scalars.
+pub fn write_scalar_list<T: crate::Scalar>(b: &mut Builder, items: &[T]) -> ListRef {
+    let mut list = b.start_list(T::WIDTH);
+    for item in items {
+        list.push(*item);
+    }
+    list.finish()
+}
+
+/// Write a strided list of `bytes_fixed[N]`.
+pub fn write_fixed_list<const N: usize>(b: &mut Builder, items: &[[u8; N]]) -> ListRef {
+    let mut list = b.start_list(N);
+    for item in items {
+        list.push_raw(item);
+    }
+    list.finish()
+}
+
+/// Write a framed list of `text` or `bytes`.
+pub fn write_framed_list<T: AsRef<[u8]>>(b: &mut Builder, items: &[T]) -> ListRef {
+    let mut list = b.start_list(0);
+    for item in items {
+        list.push_framed(item.as_ref());
+    }
+    list.finish()
+}
+
+/// Write a framed list of `text`.
+pub fn write_text_list<T: AsRef<str>>(b: &mut Builder, items: &[T]) -> ListRef {
+    let mut list = b.start_list(0);
+    for item in items {
+        list.push_framed(item.as_ref().as_bytes());
+    }
+    list.finish()
+}
+
+/// Read a `list<T>` of structs (either shape) into owned values.
+pub fn read_struct_list<T: ZapStruct>(list: crate::List<'_>) -> Vec<T> {
+    if T::INLINE {
+        list.objects(T::SIZE)
+            .map(|o| T::from_reader(T::reader(o)))
+            .collect()
+    } else {
+        list.messages()
+            .map(|o| T::from_reader(T::reader(o)))
+            .collect()
+    }
+}

@@ -1,0 +1,407 @@
+//! The code of one field, by type: its owned type and JSON mapping, reader getter,
+//! conversion from the reader, write statement and builder setters.
+
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::names;
+use crate::ir::{Field, ListShape, Scalar, Type};
+
+/// Everything generated for one field.
+pub struct FieldCode {
+    /// The owned struct's field, with its serde attributes.
+    pub owned: TokenStream,
+    /// `name: <zero value>` for the owned type's `Default`.
+    pub default: TokenStream,
+    /// The reader's getter.
+    pub getter: TokenStream,
+    /// `name: <from reader r>` for `ZapStruct::from_reader`.
+    pub from_reader: TokenStream,
+    /// The statement setting this field from `self` on `obj` in `write_fields`.
+    pub write: TokenStream,
+    /// The typed builder's setter(s).
+    pub setter: TokenStream,
+    /// `pub const NAME_OFFSET: usize = ..;`
+    pub offset_const: TokenStream,
+}
+
+/// Names the getters of a reader must not take (they are the reader's own methods).
+const READER_METHODS: &[&str] = &["from_object", "parse", "as_object", "to_value"];
+
+/// The reader getter's identifier for a field.
+pub fn getter_ident(field: &Field) -> Ident {
+    let snake = names::snake(&field.name);
+    if READER_METHODS.contains(&snake.as_str()) {
+        format_ident!("{snake}_field")
+    } else {
+        names::field_ident(&field.name)
+    }
+}
+
+pub fn scalar_type(s: Scalar) -> TokenStream {
+    match s {
+        Scalar::Bool => quote!(bool),
+        Scalar::U8 => quote!(u8),
+        Scalar::U16 => quote!(u16),
+        Scalar::U32 => quote!(u32),
+        Scalar::U64 => quote!(u64),
+        Scalar::I8 => quote!(i8),
+        Scalar::I16 => quote!(i16),
+        Scalar::I32 => quote!(i32),
+        Scalar::I64 => quote!(i64),
+        Scalar::F32 => quote!(f32),
+        Scalar::F64 => quote!(f64),
+    }
+}
+
+fn lit(n: u32) -> Literal {
+    Literal::usize_unsuffixed(n as usize)
+}
+
+/// The runtime path as a string, for serde's `with = "..."` attributes.
+fn path_string(rt: &syn::Path) -> String {
+    quote!(#rt).to_string().replace(' ', "")
+}
+
+/// `#[serde(with = "<rt>::json::<module>")]`.
+fn serde_with(rt: &syn::Path, module: &str) -> TokenStream {
+    let with = format!("{}::json::{module}", path_string(rt));
+    quote!(#[serde(with = #with)])
+}
+
+fn doc_attrs(doc: &[String]) -> TokenStream {
+    let lines = doc.iter().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// Generate the code of one field.
+pub fn field_code(field: &Field, rt: &syn::Path) -> FieldCode {
+    let name = names::field_ident(&field.name);
+    let getter = getter_ident(field);
+    let setter = format_ident!("set_{}", names::snake(&field.name));
+    let setter_at = format_ident!("set_{}_at", names::snake(&field.name));
+    let off = lit(field.offset);
+    let json = names::json_key(&field.name);
+    let doc = doc_attrs(&field.doc);
+    let offset_name = names::offset_const(&field.name);
+    let offset_doc = format!(" Byte offset of `{}` in the fixed section.", field.name);
+    let offset_const = quote! {
+        #[doc = #offset_doc]
+        pub const #offset_name: usize = #off;
+    };
+    let value = quote!(self.#name);
+    let got = quote!(r.#getter());
+    let parts = TypeCode::of(&field.ty, rt, &off, &value, &got);
+    let TypeCode {
+        owned_ty,
+        zero,
+        getter_ty,
+        getter_body,
+        from_reader,
+        write,
+        setter_arg,
+        setter_body,
+        with,
+    } = parts;
+    let with_attr = with.map(|m| serde_with(rt, m)).unwrap_or_default();
+    let owned = quote! {
+        #doc
+        #[serde(rename = #json)]
+        #with_attr
+        pub #name: #owned_ty,
+    };
+    let getter_fn = quote! {
+        #doc
+        #[inline]
+        pub fn #getter(&self) -> #getter_ty { #getter_body }
+    };
+    let needs_at = matches!(field.ty, Type::Struct(_) | Type::List(_));
+    let setter_at_fn = if needs_at {
+        let at_ty = if matches!(field.ty, Type::Struct(_)) {
+            quote!(u32)
+        } else {
+            quote!(#rt::ListRef)
+        };
+        let at_stmt = if matches!(field.ty, Type::Struct(_)) {
+            quote!(self.obj.set_object(#off, at);)
+        } else {
+            quote!(self.obj.set_list(#off, at);)
+        };
+        let at_doc = format!(
+            " Point `{}` at a child already built with [`Self::builder`].",
+            field.name
+        );
+        quote! {
+            #[doc = #at_doc]
+            pub fn #setter_at(&mut self, at: #at_ty) -> &mut Self {
+                #at_stmt
+                self
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
+    FieldCode {
+        owned,
+        default: quote!(#name: #zero,),
+        getter: getter_fn,
+        from_reader: quote!(#name: #from_reader,),
+        write,
+        setter: quote! {
+            #doc
+            pub fn #setter(&mut self, v: #setter_arg) -> &mut Self {
+                #setter_body
+                self
+            }
+            #setter_at_fn
+        },
+        offset_const,
+    }
+}
+
+/// The per-type pieces of a field's code.
+struct TypeCode {
+    owned_ty: TokenStream,
+    zero: TokenStream,
+    getter_ty: TokenStream,
+    getter_body: TokenStream,
+    /// Expression turning getter value `v` into the owned value.
+    from_reader: TokenStream,
+    /// Statement writing the owned value onto `obj`.
+    write: TokenStream,
+    setter_arg: TokenStream,
+    setter_body: TokenStream,
+    /// serde `with` module under `<rt>::json`, if the default mapping is not the spec's.
+    with: Option<&'static str>,
+}
+
+impl TypeCode {
+    fn of(
+        ty: &Type,
+        rt: &syn::Path,
+        off: &Literal,
+        v: &TokenStream,
+        got: &TokenStream,
+    ) -> TypeCode {
+        let off = off.clone();
+        match ty {
+            Type::Scalar(s) => {
+                let t = scalar_type(*s);
+                let with = match s {
+                    Scalar::U64 => Some("u64_lenient"),
+                    Scalar::I64 => Some("i64_lenient"),
+                    _ => None,
+                };
+                let o = off.clone();
+                TypeCode {
+                    owned_ty: t.clone(),
+                    zero: quote!(::core::default::Default::default()),
+                    getter_ty: t.clone(),
+                    getter_body: quote!(self.obj.get::<#t>(#off)),
+                    from_reader: got.clone(),
+                    write: quote!(obj.set::<#t>(#o, #v);),
+                    setter_arg: t.clone(),
+                    setter_body: quote!(self.obj.set::<#t>(#off, v);),
+                    with,
+                }
+            }
+            Type::Text => {
+                let o = off.clone();
+                TypeCode {
+                    owned_ty: quote!(::std::string::String),
+                    zero: quote!(::std::string::String::new()),
+                    getter_ty: quote!(&'a str),
+                    getter_body: quote!(self.obj.text(#off)),
+                    from_reader: quote!(::std::string::String::from(#got)),
+                    write: quote!(obj.set_text(#o, &#v);),
+                    setter_arg: quote!(&str),
+                    setter_body: quote!(self.obj.set_text(#off, v);),
+                    with: None,
+                }
+            }
+            Type::Bytes => {
+                let o = off.clone();
+                TypeCode {
+                    owned_ty: quote!(::std::vec::Vec<u8>),
+                    zero: quote!(::std::vec::Vec::new()),
+                    getter_ty: quote!(&'a [u8]),
+                    getter_body: quote!(self.obj.bytes(#off)),
+                    from_reader: quote!(#got.to_vec()),
+                    write: quote!(obj.set_bytes(#o, &#v);),
+                    setter_arg: quote!(&[u8]),
+                    setter_body: quote!(self.obj.set_bytes(#off, v);),
+                    with: Some("hex_bytes"),
+                }
+            }
+            Type::BytesFixed(n) => {
+                let n = lit(*n);
+                let o = off.clone();
+                TypeCode {
+                    owned_ty: quote!([u8; #n]),
+                    zero: quote!([0u8; #n]),
+                    getter_ty: quote!(&'a [u8; #n]),
+                    getter_body: quote!(self.obj.bytes_fixed::<#n>(#off)),
+                    from_reader: quote!(*#got),
+                    write: quote!(obj.set_bytes_fixed(#o, &#v);),
+                    setter_arg: quote!(&[u8; #n]),
+                    setter_body: quote!(self.obj.set_bytes_fixed(#off, v);),
+                    with: Some("hex_array"),
+                }
+            }
+            Type::Struct(name) => {
+                let owned = names::type_ident(name);
+                let reader = names::suffixed(name, "Reader");
+                let o = off.clone();
+                TypeCode {
+                    owned_ty: quote!(::core::option::Option<::std::boxed::Box<#owned>>),
+                    zero: quote!(::core::option::Option::None),
+                    getter_ty: quote!(::core::option::Option<#reader<'a>>),
+                    getter_body: quote! {
+                        let obj = self.obj.object(#off);
+                        if obj.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(#reader::from_object(obj)) }
+                    },
+                    from_reader: quote!(#got.map(|c| ::std::boxed::Box::new(<#owned as #rt::ZapStruct>::from_reader(c)))),
+                    write: quote! {
+                        if let ::core::option::Option::Some(child) = &#v {
+                            let at = <#owned as #rt::ZapStruct>::write(child, obj.builder());
+                            obj.set_object(#o, at);
+                        }
+                    },
+                    setter_arg: quote!(&#owned),
+                    setter_body: quote! {
+                        let at = <#owned as #rt::ZapStruct>::write(v, self.obj.builder());
+                        self.obj.set_object(#off, at);
+                    },
+                    with: None,
+                }
+            }
+            Type::List(list) => Self::list(&list.elem, list.shape, rt, off, v, got),
+        }
+    }
+
+    fn list(
+        elem: &Type,
+        shape: ListShape,
+        rt: &syn::Path,
+        off: Literal,
+        v: &TokenStream,
+        got: &TokenStream,
+    ) -> TypeCode {
+        // (owned element type, getter type, getter body, from_reader, writer fn, with)
+        let (elem_ty, getter_ty, getter_body, from_reader, writer, with) = match (elem, shape) {
+            (Type::Scalar(s), _) => {
+                let t = scalar_type(*s);
+                let with = match s {
+                    Scalar::U64 => Some("u64_list"),
+                    Scalar::I64 => Some("i64_list"),
+                    _ => None,
+                };
+                (
+                    t.clone(),
+                    quote!(#rt::Scalars<'a, #t>),
+                    quote!(self.obj.list(#off).scalars::<#t>()),
+                    quote!(#got.collect()),
+                    quote!(#rt::write_scalar_list),
+                    with,
+                )
+            }
+            (Type::BytesFixed(n), _) => {
+                let n = lit(*n);
+                (
+                    quote!([u8; #n]),
+                    quote!(impl ::core::iter::ExactSizeIterator<Item = &'a [u8; #n]> + ::core::clone::Clone + 'a),
+                    quote!(self.obj.list(#off).bytes_fixed_items::<#n>()),
+                    quote!(#got.copied().collect()),
+                    quote!(#rt::write_fixed_list),
+                    Some("hex_array_list"),
+                )
+            }
+            (Type::Text, _) => (
+                quote!(::std::string::String),
+                quote!(#rt::Texts<'a>),
+                quote!(self.obj.list(#off).texts()),
+                quote!(#got.map(::std::string::String::from).collect()),
+                quote!(#rt::write_text_list),
+                None,
+            ),
+            (Type::Bytes, _) => (
+                quote!(::std::vec::Vec<u8>),
+                quote!(#rt::Framed<'a>),
+                quote!(self.obj.list(#off).framed()),
+                quote!(#got.map(<[u8]>::to_vec).collect()),
+                quote!(#rt::write_framed_list),
+                Some("hex_bytes_list"),
+            ),
+            (Type::Struct(name), ListShape::Pointer) => {
+                let owned = names::type_ident(name);
+                let reader = names::suffixed(name, "Reader");
+                (
+                    quote!(::core::option::Option<#owned>),
+                    quote!(impl ::core::iter::Iterator<Item = ::core::option::Option<#reader<'a>>> + ::core::clone::Clone + 'a),
+                    quote!(self.obj.list(#off).pointers().map(|o| if o.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(#reader::from_object(o)) })),
+                    quote!(#got.map(|o| o.map(<#owned as #rt::ZapStruct>::from_reader)).collect()),
+                    quote!(#rt::write_pointer_list),
+                    None,
+                )
+            }
+            (Type::Struct(name), ListShape::Strided { width }) => {
+                let owned = names::type_ident(name);
+                let reader = names::suffixed(name, "Reader");
+                let w = lit(width);
+                (
+                    quote!(#owned),
+                    quote!(impl ::core::iter::ExactSizeIterator<Item = #reader<'a>> + ::core::clone::Clone + 'a),
+                    quote!(self.obj.list(#off).objects(#w).map(#reader::from_object)),
+                    quote!(#got.map(<#owned as #rt::ZapStruct>::from_reader).collect()),
+                    quote!(#rt::write_struct_list),
+                    None,
+                )
+            }
+            (Type::Struct(name), ListShape::Framed) => {
+                let owned = names::type_ident(name);
+                let reader = names::suffixed(name, "Reader");
+                (
+                    quote!(#owned),
+                    quote!(impl ::core::iter::Iterator<Item = #reader<'a>> + ::core::clone::Clone + 'a),
+                    quote!(self.obj.list(#off).messages().map(#reader::from_object)),
+                    quote!(#got.map(<#owned as #rt::ZapStruct>::from_reader).collect()),
+                    quote!(#rt::write_struct_list),
+                    None,
+                )
+            }
+            // Lists of lists are refused by the checker; generate an empty list view so
+            // a hand-built IR cannot make the generator panic.
+            (Type::List(_), _) => (
+                quote!(()),
+                quote!(#rt::List<'a>),
+                quote!(self.obj.list(#off)),
+                quote!({ let _ = #got; ::std::vec::Vec::new() }),
+                quote!((|_: &mut #rt::Builder, _: &[()]| #rt::ListRef::default())),
+                None,
+            ),
+        };
+        let o = off.clone();
+        let w = writer.clone();
+        TypeCode {
+            owned_ty: quote!(::std::vec::Vec<#elem_ty>),
+            zero: quote!(::std::vec::Vec::new()),
+            getter_ty,
+            getter_body,
+            from_reader,
+            write: quote! {
+                if !#v.is_empty() {
+                    let list = #w(obj.builder(), &#v);
+                    obj.set_list(#o, list);
+                }
+            },
+            setter_arg: quote!(&[#elem_ty]),
+            setter_body: quote! {
+                if !v.is_empty() {
+                    let list = #writer(self.obj.builder(), v);
+                    self.obj.set_list(#off, list);
+                }
+            },
+            with,
+        }
+    }
+}

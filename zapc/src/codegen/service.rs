@@ -1,0 +1,273 @@
+//! The items of one interface: handler trait, `Service` impl (dispatch by ordinal and the
+//! JSON-RPC method table) and a typed client stub.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+use super::names;
+use super::Options;
+use crate::ir::{Interface, Method};
+
+fn doc_attrs(doc: &[String]) -> TokenStream {
+    let lines = doc.iter().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// Generate the items of `iface`.
+pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
+    let rt = &opts.runtime;
+    let trait_name = names::type_ident(&iface.name);
+    let service = names::suffixed(&iface.name, "Service");
+    let client = names::suffixed(&iface.name, "Client");
+    let iface_name = &iface.name;
+    let doc = doc_attrs(&iface.doc);
+    let handler_methods = iface.methods.iter().map(|m| handler_method(iface, m, rt));
+    let infos = iface.methods.iter().map(|m| method_info(iface, m, rt));
+    let arms = iface.methods.iter().map(|m| dispatch_arm(m, rt));
+    let client_methods = iface.methods.iter().map(|m| client_method(iface, m, rt));
+    let ordinals = iface.methods.iter().map(|m| {
+        let c = format_ident!(
+            "{}",
+            heck::ToShoutySnakeCase::to_shouty_snake_case(m.name.as_str())
+        );
+        let n = Literal::u32_unsuffixed(m.ordinal);
+        let d = format!(
+            " Ordinal of `{}` (JSON-RPC `{}`).",
+            m.name,
+            m.json_rpc_name(&iface.name)
+        );
+        quote!(#[doc = #d] pub const #c: u32 = #n;)
+    });
+    let service_doc = format!(
+        " Serves a [`{iface_name}`] handler: dispatch by method ordinal, JSON-RPC method table."
+    );
+    let client_doc = format!(
+        " Typed client of `{iface_name}` over any [`{}::Transport`].",
+        quote!(#rt).to_string().replace(' ', "")
+    );
+    let payload_param = if iface.methods.iter().any(|m| m.param.is_some()) {
+        quote!(payload)
+    } else {
+        quote!(_payload)
+    };
+    let out_param = if iface.methods.iter().any(|m| m.result.is_some()) {
+        quote!(out)
+    } else {
+        quote!(_out)
+    };
+
+    let blank = if iface.doc.is_empty() {
+        TokenStream::new()
+    } else {
+        quote!(#[doc = ""])
+    };
+    quote! {
+        #doc
+        #blank
+        /// Implement this trait to serve the interface; wrap the implementation in the
+        /// generated service type to hand it to a transport.
+        pub trait #trait_name: ::core::marker::Send + ::core::marker::Sync + 'static {
+            #(#handler_methods)*
+        }
+
+        #[doc = #service_doc]
+        #[derive(Clone, Debug, Default)]
+        pub struct #service<H>(pub H);
+
+        impl<H> #service<H> {
+            #(#ordinals)*
+
+            /// Wrap a handler.
+            pub const fn new(handler: H) -> Self {
+                Self(handler)
+            }
+        }
+
+        impl<H: #trait_name> #rt::Service for #service<H> {
+            const NAME: &'static str = #iface_name;
+            const METHODS: &'static [#rt::MethodInfo] = &[#(#infos),*];
+
+            async fn call<'a>(
+                &'a self,
+                ordinal: u32,
+                #payload_param: &'a [u8],
+                #out_param: &'a mut #rt::Builder,
+            ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
+                match ordinal {
+                    #(#arms)*
+                    _ => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
+                }
+            }
+        }
+
+        #[doc = #client_doc]
+        #[derive(Clone, Debug)]
+        pub struct #client<T> {
+            transport: T,
+        }
+
+        impl<T: #rt::Transport> #client<T> {
+            /// A client sending its calls through `transport`.
+            pub fn new(transport: T) -> Self {
+                Self { transport }
+            }
+
+            /// The transport.
+            pub fn transport(&self) -> &T {
+                &self.transport
+            }
+
+            #(#client_methods)*
+        }
+    }
+}
+
+fn method_ident(m: &Method) -> proc_macro2::Ident {
+    names::field_ident(&m.name)
+}
+
+fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
+    let doc = doc_attrs(&m.doc);
+    let note = format!(
+        " Ordinal {}; JSON-RPC method `{}`.",
+        m.ordinal,
+        m.json_rpc_name(&iface.name)
+    );
+    if m.doc.is_empty() {
+        quote!(#[doc = #note])
+    } else {
+        quote!(#doc #[doc = ""] #[doc = #note])
+    }
+}
+
+fn result_type(m: &Method) -> TokenStream {
+    match &m.result {
+        Some(p) => {
+            let t = names::type_ident(&p.ty);
+            quote!(#t)
+        }
+        None => quote!(()),
+    }
+}
+
+fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
+    let name = method_ident(m);
+    let doc = method_doc(iface, m);
+    let result = result_type(m);
+    let param = m.param.as_ref().map(|p| {
+        let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
+        let reader = names::suffixed(&p.ty, "Reader");
+        quote!(, #arg: #reader<'_>)
+    });
+    quote! {
+        #doc
+        fn #name(&self #param) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send;
+    }
+}
+
+fn method_info(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
+    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+    let name = &m.name;
+    let json_name = m.json_rpc_name(&iface.name);
+    let (request, params_to_wire) = match &m.param {
+        Some(p) => {
+            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            (
+                quote!(::core::option::Option::Some(#n)),
+                quote!(#rt::json::params_to_wire::<#t>),
+            )
+        }
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(#rt::json::no_params),
+        ),
+    };
+    let (response, result_to_json) = match &m.result {
+        Some(p) => {
+            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            (
+                quote!(::core::option::Option::Some(#n)),
+                quote!(#rt::json::result_to_json::<#t>),
+            )
+        }
+        None => (
+            quote!(::core::option::Option::None),
+            quote!(#rt::json::no_result),
+        ),
+    };
+    quote! {
+        #rt::MethodInfo {
+            ordinal: #ordinal,
+            name: #name,
+            json_name: #json_name,
+            request: #request,
+            response: #response,
+            params_to_wire: #params_to_wire,
+            result_to_json: #result_to_json,
+        }
+    }
+}
+
+fn dispatch_arm(m: &Method, rt: &syn::Path) -> TokenStream {
+    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+    let name = method_ident(m);
+    let call = match &m.param {
+        Some(p) => {
+            let reader = names::suffixed(&p.ty, "Reader");
+            let ty = &p.ty;
+            quote! {
+                let req = match #reader::parse(payload) {
+                    ::core::result::Result::Ok(req) => req,
+                    ::core::result::Result::Err(e) => return ::core::result::Result::Err(#rt::CallError::bad_payload(#ty, e)),
+                };
+                self.0.#name(req).await?
+            }
+        }
+        None => quote!(self.0.#name().await?),
+    };
+    match &m.result {
+        Some(_) => quote! {
+            #ordinal => {
+                let result = { #call };
+                #rt::ZapStruct::encode(&result, out);
+                ::core::result::Result::Ok(#rt::Reply::Message)
+            }
+        },
+        None => quote! {
+            #ordinal => {
+                #call;
+                ::core::result::Result::Ok(#rt::Reply::Empty)
+            }
+        },
+    }
+}
+
+fn client_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
+    let name = method_ident(m);
+    let doc = method_doc(iface, m);
+    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+    let result = result_type(m);
+    let (param, payload) = match &m.param {
+        Some(p) => {
+            let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
+            let t = names::type_ident(&p.ty);
+            (quote!(, #arg: &#t), quote!(#rt::ZapStruct::to_bytes(#arg)))
+        }
+        None => (quote!(), quote!(::std::vec::Vec::new())),
+    };
+    let decode = match &m.result {
+        Some(_) => quote!(::core::result::Result::Ok(<#result as #rt::ZapStruct>::decode(&body)?)),
+        None => quote! {
+            let _ = body;
+            ::core::result::Result::Ok(())
+        },
+    };
+    quote! {
+        #doc
+        pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
+            let payload = #payload;
+            let body = self.transport.call(#ordinal, &payload).await?;
+            #decode
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The `build.rs` API, in the spirit of prost-build:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     zapc::Config::new().compile(&["schemas/eth.zap"])?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! and in the crate: `zap_runtime::include_schema!("eth");` (the file stem).
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::codegen::{self, Options};
+use crate::frontend::{load_file, LoadError};
+
+/// Why code generation failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GenerateError {
+    /// A schema did not load (missing, unreadable or invalid); the diagnostics say why.
+    #[error("{0}")]
+    Load(#[from] LoadError),
+    /// No output folder: not run from a build script and no `out_dir` given.
+    #[error("no output folder: OUT_DIR is not set (are you in build.rs?); call Config::out_dir")]
+    NoOutDir,
+    /// Two schema files would generate the same module.
+    #[error("{a} and {b} would both generate module `{module}`")]
+    DuplicateModule {
+        module: String,
+        a: PathBuf,
+        b: PathBuf,
+    },
+    /// Writing a generated file failed.
+    #[error("cannot write {path}: {source}")]
+    Write { path: PathBuf, source: io::Error },
+}
+
+/// Configures and runs code generation for a set of `.zap` files.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    out_dir: Option<PathBuf>,
+    options: Options,
+    emit_rerun: bool,
+}
+
+/// What one generation run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Generated {
+    /// Files written because they were new or changed.
+    pub written: Vec<PathBuf>,
+    /// Files left alone because their content was already right.
+    pub unchanged: Vec<PathBuf>,
+}
+
+impl Config {
+    /// Defaults: output to `$OUT_DIR`, runtime at `::zap_runtime`, and
+    /// `cargo:rerun-if-changed` lines when run from a build script.
+    pub fn new() -> Self {
+        Config {
+            out_dir: None,
+            options: Options::default(),
+            emit_rerun: std::env::var_os("OUT_DIR").is_some(),
+        }
+    }
+
+    /// Write generated files into `dir` instead of `$OUT_DIR`.
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// The runtime crate's path in generated code (default `::zap_runtime`), for a
+    /// renamed dependency.
+    pub fn runtime_path(&mut self, path: syn::Path) -> &mut Self {
+        self.options.runtime = path;
+        self
+    }
+
+    /// Generate `<stem>.rs` for every schema (plus a `mod.rs` declaring them), writing a
+    /// file only when its content changed.
+    pub fn compile(&self, schemas: &[impl AsRef<Path>]) -> Result<Generated, GenerateError> {
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(GenerateError::NoOutDir)?,
+        };
+        fs::create_dir_all(&out_dir).map_err(|source| GenerateError::Write {
+            path: out_dir.clone(),
+            source,
+        })?;
+        let mut result = Generated::default();
+        let mut modules: Vec<(String, PathBuf)> = Vec::new();
+        for path in schemas {
+            let path = path.as_ref();
+            if self.emit_rerun {
+                println!("cargo:rerun-if-changed={}", path.display());
+            }
+            let schema = load_file(path)?;
+            let module = module_name(path);
+            if let Some((_, other)) = modules.iter().find(|(m, _)| *m == module) {
+                return Err(GenerateError::DuplicateModule {
+                    module,
+                    a: other.clone(),
+                    b: path.to_path_buf(),
+                });
+            }
+            let code = codegen::render(&schema, &self.options);
+            write_if_changed(&out_dir.join(format!("{module}.rs")), &code, &mut result)?;
+            modules.push((module, path.to_path_buf()));
+        }
+        let names: Vec<String> = modules.into_iter().map(|(m, _)| m).collect();
+        write_if_changed(
+            &out_dir.join("mod.rs"),
+            &codegen::render_mod(&names),
+            &mut result,
+        )?;
+        Ok(result)
+    }
+}
+
+/// The module (and file) name for a schema path: its snake_case file stem.
+pub fn module_name(path: &Path) -> String {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    codegen::names::module_ident(&stem)
+        .to_string()
+        .trim_start_matches("r#")
+        .to_string()
+}
+
+fn write_if_changed(
+    path: &Path,
+    content: &str,
+    result: &mut Generated,
+) -> Result<(), GenerateError> {
+    if fs::read_to_string(path).is_ok_and(|old| old == content) {
+        result.unchanged.push(path.to_path_buf());
+        return Ok(());
+    }
+    fs::write(path, content).map_err(|source| GenerateError::Write {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    result.written.push(path.to_path_buf());
+    Ok(())
+}
