@@ -27,13 +27,19 @@
 //! ```
 
 mod build;
+#[cfg(feature = "client")]
+pub mod client;
 mod error;
 pub mod frame;
 pub mod json;
+#[cfg(feature = "http")]
+pub mod http;
 mod pool;
 mod read;
 pub mod rpc;
 mod scalar;
+#[cfg(feature = "server")]
+pub mod server;
 pub mod service;
 mod typed;
 

@@ -1,0 +1,1 @@
+//! The async ZAP/TCP client (feature `client`).

@@ -1,0 +1,1 @@
+//! The ZAP/TCP server (feature `server`).
