@@ -44,6 +44,7 @@ pub struct Config {
     out_dir: Option<PathBuf>,
     options: Options,
     emit_rerun: bool,
+    rustfmt: bool,
 }
 
 /// What one generation run did.
@@ -63,6 +64,7 @@ impl Config {
             out_dir: None,
             options: Options::default(),
             emit_rerun: std::env::var_os("OUT_DIR").is_some(),
+            rustfmt: false,
         }
     }
 
@@ -77,6 +79,22 @@ impl Config {
     pub fn runtime_path(&mut self, path: syn::Path) -> &mut Self {
         self.options.runtime = path;
         self
+    }
+
+    /// Also pass the output through `rustfmt` (when it is on the PATH), so generated
+    /// files kept in a source tree pass `cargo fmt --check`. Off by default: the
+    /// prettyplease output is deterministic and needs no external tool.
+    pub fn rustfmt(&mut self, enabled: bool) -> &mut Self {
+        self.rustfmt = enabled;
+        self
+    }
+
+    fn finish_code(&self, code: String) -> String {
+        if self.rustfmt {
+            rustfmt(&code).unwrap_or(code)
+        } else {
+            code
+        }
     }
 
     /// Generate `<stem>.rs` for every schema (plus a `mod.rs` declaring them), writing a
@@ -108,7 +126,7 @@ impl Config {
                     b: path.to_path_buf(),
                 });
             }
-            let code = codegen::render(&schema, &self.options);
+            let code = self.finish_code(codegen::render(&schema, &self.options));
             write_if_changed(&out_dir.join(format!("{module}.rs")), &code, &mut result)?;
             modules.push((module, path.to_path_buf()));
         }
@@ -132,6 +150,22 @@ pub fn module_name(path: &Path) -> String {
         .to_string()
         .trim_start_matches("r#")
         .to_string()
+}
+
+/// Format `code` with `rustfmt` from the PATH; `None` if it is missing or fails.
+fn rustfmt(code: &str) -> Option<String> {
+    use std::io::Write as _;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(std::env::var_os("RUSTFMT").unwrap_or_else(|| "rustfmt".into()))
+        .args(["--edition", "2021", "--emit", "stdout", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    child.stdin.take()?.write_all(code.as_bytes()).ok()?;
+    let out = child.wait_with_output().ok()?;
+    (out.status.success() && !out.stdout.is_empty()).then(|| String::from_utf8(out.stdout).ok())?
 }
 
 fn write_if_changed(

@@ -11,6 +11,7 @@ pub mod check;
 pub mod codegen;
 mod config;
 pub mod diag;
+pub mod dynamic;
 pub mod frontend;
 pub mod lower;
 pub mod parse;

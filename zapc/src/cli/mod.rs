@@ -2,6 +2,8 @@
 //! `Args` struct (clap derive) and a `run(Args) -> ExitCode`, then add a variant below.
 
 mod check;
+mod codec;
+mod generate;
 mod layout;
 
 use std::process::ExitCode;
@@ -18,14 +20,20 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    Generate(generate::Args),
     Check(check::Args),
     Layout(layout::Args),
+    Encode(codec::EncodeArgs),
+    Decode(codec::DecodeArgs),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
 pub fn run() -> ExitCode {
     match Cli::parse().command {
+        Command::Generate(args) => generate::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::Encode(args) => codec::encode(&args),
+        Command::Decode(args) => codec::decode(&args),
         Command::Layout(args) => layout::run(&args),
     }
 }

@@ -1,0 +1,403 @@
+//! JSON <-> wire for any struct of a schema, driven by the IR at run time (no generated
+//! code): what `zapc encode` and `zapc decode` use. The JSON mapping is the spec's, the
+//! same as the generated owned types'.
+
+use serde_json::{Map, Number, Value};
+use zap_runtime::json::{from_hex, to_hex};
+use zap_runtime::{Builder, ListRef, Message, Object, ObjectBuilder};
+
+use crate::codegen::names::json_key;
+use crate::ir::{ListShape, Scalar, Schema, Struct, Type};
+
+/// Why a JSON value does not fit the schema. `path` is a JSON path (`$.items[2].note`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {message}")]
+pub struct JsonError {
+    pub path: String,
+    pub message: String,
+}
+
+fn err(path: &str, message: impl Into<String>) -> JsonError {
+    JsonError {
+        path: path.to_string(),
+        message: message.into(),
+    }
+}
+
+fn describe(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Encode `json` (an object in the JSON mapping) as a complete message of struct `ty`.
+pub fn encode(schema: &Schema, ty: &Struct, json: &Value) -> Result<Vec<u8>, JsonError> {
+    let mut b = Builder::new();
+    let mut obj = b.start_object(ty.size as usize);
+    write_struct(schema, ty, json, &mut obj, "$")?;
+    obj.finish_as_root();
+    b.finish();
+    Ok(b.take_bytes())
+}
+
+/// Decode a complete message of struct `ty` into its JSON mapping.
+pub fn decode(schema: &Schema, ty: &Struct, wire: &[u8]) -> Result<Value, zap_runtime::ParseError> {
+    let msg = Message::parse(wire)?;
+    Ok(read_struct(schema, ty, msg.root(), 0))
+}
+
+fn lookup<'s>(schema: &'s Schema, name: &str, path: &str) -> Result<&'s Struct, JsonError> {
+    schema
+        .struct_named(name)
+        .ok_or_else(|| err(path, format!("struct {name} is not in the schema")))
+}
+
+fn write_struct(
+    schema: &Schema,
+    ty: &Struct,
+    json: &Value,
+    obj: &mut ObjectBuilder<'_>,
+    path: &str,
+) -> Result<(), JsonError> {
+    let Value::Object(map) = json else {
+        return Err(err(
+            path,
+            format!(
+                "expected an object for {}, found {}",
+                ty.name,
+                describe(json)
+            ),
+        ));
+    };
+    for key in map.keys() {
+        if !ty.fields.iter().any(|f| json_key(&f.name) == *key) {
+            let known: Vec<String> = ty.fields.iter().map(|f| json_key(&f.name)).collect();
+            return Err(err(
+                path,
+                format!(
+                    "{} has no field {key:?} (fields: {})",
+                    ty.name,
+                    known.join(", ")
+                ),
+            ));
+        }
+    }
+    for field in &ty.fields {
+        let key = json_key(&field.name);
+        let Some(value) = map.get(&key) else { continue };
+        let path = format!("{path}.{key}");
+        write_field(schema, &field.ty, field.offset as usize, value, obj, &path)?;
+    }
+    Ok(())
+}
+
+fn write_field(
+    schema: &Schema,
+    ty: &Type,
+    off: usize,
+    v: &Value,
+    obj: &mut ObjectBuilder<'_>,
+    path: &str,
+) -> Result<(), JsonError> {
+    match ty {
+        Type::Scalar(s) => write_scalar(*s, off, v, obj, path),
+        Type::Text => {
+            obj.set_text(off, as_str(v, path)?);
+            Ok(())
+        }
+        Type::Bytes => {
+            obj.set_bytes(off, &as_hex(v, None, path)?);
+            Ok(())
+        }
+        Type::BytesFixed(n) => {
+            obj.set_bytes_fixed(off, &as_hex(v, Some(*n as usize), path)?);
+            Ok(())
+        }
+        Type::Struct(name) => {
+            if v.is_null() {
+                return Ok(());
+            }
+            let child_ty = lookup(schema, name, path)?;
+            let mut child = obj.builder().start_object(child_ty.size as usize);
+            write_struct(schema, child_ty, v, &mut child, path)?;
+            let at = child.finish();
+            obj.set_object(off, at);
+            Ok(())
+        }
+        Type::List(list) => {
+            let Value::Array(items) = v else {
+                if v.is_null() {
+                    return Ok(());
+                }
+                return Err(err(
+                    path,
+                    format!("expected an array, found {}", describe(v)),
+                ));
+            };
+            if items.is_empty() {
+                return Ok(());
+            }
+            let list = write_list(schema, &list.elem, list.shape, items, obj.builder(), path)?;
+            obj.set_list(off, list);
+            Ok(())
+        }
+    }
+}
+
+fn write_list(
+    schema: &Schema,
+    elem: &Type,
+    shape: ListShape,
+    items: &[Value],
+    b: &mut Builder,
+    path: &str,
+) -> Result<ListRef, JsonError> {
+    match (elem, shape) {
+        (Type::Struct(name), ListShape::Pointer) => {
+            let ty = lookup(schema, name, path)?;
+            let slots = b.start_pointer_list(items.len() as u32);
+            for (i, item) in items.iter().enumerate() {
+                if item.is_null() {
+                    continue;
+                }
+                let mut obj = b.start_object(ty.size as usize);
+                write_struct(schema, ty, item, &mut obj, &format!("{path}[{i}]"))?;
+                let at = obj.finish();
+                b.set_pointer(slots, i as u32, at);
+            }
+            Ok(slots.list(b))
+        }
+        (Type::Struct(name), ListShape::Strided { .. }) => {
+            let ty = lookup(schema, name, path)?;
+            let mut list = b.start_list(ty.size as usize);
+            for (i, item) in items.iter().enumerate() {
+                let mut obj = list.push_struct();
+                write_struct(schema, ty, item, &mut obj, &format!("{path}[{i}]"))?;
+                obj.finish();
+            }
+            Ok(list.finish())
+        }
+        (Type::Struct(name), ListShape::Framed) => {
+            let ty = lookup(schema, name, path)?;
+            let mut list = b.start_list(0);
+            for (i, item) in items.iter().enumerate() {
+                list.push_message(|b| {
+                    let mut obj = b.start_object(ty.size as usize);
+                    let r = write_struct(schema, ty, item, &mut obj, &format!("{path}[{i}]"));
+                    obj.finish_as_root();
+                    r
+                })?;
+            }
+            Ok(list.finish())
+        }
+        (Type::Text | Type::Bytes, _) => {
+            let mut list = b.start_list(0);
+            for (i, item) in items.iter().enumerate() {
+                let path = format!("{path}[{i}]");
+                match elem {
+                    Type::Text => list.push_framed(as_str(item, &path)?.as_bytes()),
+                    _ => list.push_framed(&as_hex(item, None, &path)?),
+                }
+            }
+            Ok(list.finish())
+        }
+        (Type::BytesFixed(n), _) => {
+            let mut list = b.start_list(*n as usize);
+            for (i, item) in items.iter().enumerate() {
+                list.push_raw(&as_hex(item, Some(*n as usize), &format!("{path}[{i}]"))?);
+            }
+            Ok(list.finish())
+        }
+        (Type::Scalar(s), _) => {
+            // A scalar list is a run of fixed-width slots: write each through a strided
+            // "struct" whose only field is the scalar at offset 0.
+            let mut list = b.start_list(s.width() as usize);
+            for (i, item) in items.iter().enumerate() {
+                let mut slot = list.push_struct();
+                write_scalar(*s, 0, item, &mut slot, &format!("{path}[{i}]"))?;
+                slot.finish();
+            }
+            Ok(list.finish())
+        }
+        (Type::List(_), _) => Err(err(path, "lists of lists are not part of the format")),
+    }
+}
+
+fn as_str<'v>(v: &'v Value, path: &str) -> Result<&'v str, JsonError> {
+    v.as_str()
+        .ok_or_else(|| err(path, format!("expected a string, found {}", describe(v))))
+}
+
+fn as_hex(v: &Value, len: Option<usize>, path: &str) -> Result<Vec<u8>, JsonError> {
+    let bytes = from_hex(as_str(v, path)?).map_err(|m| err(path, m))?;
+    match len {
+        Some(n) if bytes.len() != n => Err(err(
+            path,
+            format!("expected {n} bytes of hex, found {}", bytes.len()),
+        )),
+        _ => Ok(bytes),
+    }
+}
+
+/// An integer from a JSON number, or a decimal or `0x` string.
+fn as_int(v: &Value, path: &str) -> Result<i128, JsonError> {
+    let parsed = match v {
+        Value::Number(n) => n
+            .as_u64()
+            .map(i128::from)
+            .or_else(|| n.as_i64().map(i128::from)),
+        Value::String(s) => match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            Some(hex) => i128::from_str_radix(hex, 16).ok(),
+            None => s.parse::<i128>().ok(),
+        },
+        _ => None,
+    };
+    parsed.ok_or_else(|| err(path, format!("expected an integer, found {}", describe(v))))
+}
+
+fn write_scalar(
+    s: Scalar,
+    off: usize,
+    v: &Value,
+    obj: &mut ObjectBuilder<'_>,
+    path: &str,
+) -> Result<(), JsonError> {
+    macro_rules! int {
+        ($t:ty) => {{
+            let n = as_int(v, path)?;
+            let n = <$t>::try_from(n)
+                .map_err(|_| err(path, format!("{n} does not fit {}", s.keyword())))?;
+            obj.set(off, n);
+        }};
+    }
+    match s {
+        Scalar::Bool => obj.set_bool(
+            off,
+            v.as_bool()
+                .ok_or_else(|| err(path, format!("expected a boolean, found {}", describe(v))))?,
+        ),
+        Scalar::U8 => int!(u8),
+        Scalar::U16 => int!(u16),
+        Scalar::U32 => int!(u32),
+        Scalar::U64 => int!(u64),
+        Scalar::I8 => int!(i8),
+        Scalar::I16 => int!(i16),
+        Scalar::I32 => int!(i32),
+        Scalar::I64 => int!(i64),
+        Scalar::F32 | Scalar::F64 => {
+            let f = v
+                .as_f64()
+                .ok_or_else(|| err(path, format!("expected a number, found {}", describe(v))))?;
+            if s == Scalar::F32 {
+                obj.set_f32(off, f as f32);
+            } else {
+                obj.set_f64(off, f);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Nested structs deeper than this decode as `null` (a hostile message can point a
+/// child at its parent and loop forever).
+const MAX_DEPTH: usize = 64;
+
+fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, depth: usize) -> Value {
+    let mut map = Map::new();
+    for field in &ty.fields {
+        map.insert(
+            json_key(&field.name),
+            read_field(schema, &field.ty, field.offset as usize, obj, depth),
+        );
+    }
+    Value::Object(map)
+}
+
+fn float(f: f64) -> Value {
+    Number::from_f64(f).map_or(Value::Null, Value::Number)
+}
+
+fn read_scalar(s: Scalar, off: usize, obj: Object<'_>) -> Value {
+    match s {
+        Scalar::Bool => Value::Bool(obj.bool(off)),
+        Scalar::U8 => obj.u8(off).into(),
+        Scalar::U16 => obj.u16(off).into(),
+        Scalar::U32 => obj.u32(off).into(),
+        Scalar::U64 => obj.u64(off).into(),
+        Scalar::I8 => obj.i8(off).into(),
+        Scalar::I16 => obj.i16(off).into(),
+        Scalar::I32 => obj.i32(off).into(),
+        Scalar::I64 => obj.i64(off).into(),
+        Scalar::F32 => float(f64::from(obj.f32(off))),
+        Scalar::F64 => float(obj.f64(off)),
+    }
+}
+
+fn read_field(schema: &Schema, ty: &Type, off: usize, obj: Object<'_>, depth: usize) -> Value {
+    match ty {
+        Type::Scalar(s) => read_scalar(*s, off, obj),
+        Type::Text => Value::String(String::from_utf8_lossy(obj.bytes(off)).into_owned()),
+        Type::Bytes => Value::String(to_hex(obj.bytes(off))),
+        Type::BytesFixed(n) => Value::String(to_hex(obj.bytes_fixed_slice(off, *n as usize))),
+        Type::Struct(name) => {
+            let child = obj.object(off);
+            match schema.struct_named(name) {
+                Some(child_ty) if !child.is_null() && depth < MAX_DEPTH => {
+                    read_struct(schema, child_ty, child, depth + 1)
+                }
+                _ => Value::Null,
+            }
+        }
+        Type::List(list) => read_list(schema, &list.elem, list.shape, obj.list(off), depth),
+    }
+}
+
+fn read_list(
+    schema: &Schema,
+    elem: &Type,
+    shape: ListShape,
+    list: zap_runtime::List<'_>,
+    depth: usize,
+) -> Value {
+    let child = |o: Object<'_>, ty: &Struct| {
+        if o.is_null() || depth >= MAX_DEPTH {
+            Value::Null
+        } else {
+            read_struct(schema, ty, o, depth + 1)
+        }
+    };
+    let items: Vec<Value> = match (elem, shape) {
+        (Type::Struct(name), shape) => match schema.struct_named(name) {
+            None => Vec::new(),
+            Some(ty) => match shape {
+                ListShape::Pointer => list.pointers().map(|o| child(o, ty)).collect(),
+                ListShape::Strided { width } => {
+                    list.objects(width as usize).map(|o| child(o, ty)).collect()
+                }
+                ListShape::Framed => list.messages().map(|o| child(o, ty)).collect(),
+            },
+        },
+        (Type::Text, _) => list
+            .framed()
+            .map(|b| Value::String(String::from_utf8_lossy(b).into_owned()))
+            .collect(),
+        (Type::Bytes, _) => list.framed().map(|b| Value::String(to_hex(b))).collect(),
+        (Type::BytesFixed(n), _) => {
+            let n = *n as usize;
+            list.objects(n)
+                .map(|o| Value::String(to_hex(o.bytes_fixed_slice(0, n))))
+                .collect()
+        }
+        (Type::Scalar(s), _) => list
+            .objects(s.width() as usize)
+            .map(|o| read_scalar(*s, 0, o))
+            .collect(),
+        (Type::List(_), _) => Vec::new(),
+    };
+    Value::Array(items)
+}

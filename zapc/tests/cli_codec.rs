@@ -1,0 +1,348 @@
+//! `zapc generate`, `zapc encode` and `zapc decode` driven as a user would: the real
+//! binary, real files, and the real Python runtime (zap-proto 1.4.1) on the other side.
+
+#[path = "../../zap-runtime/tests/support/python.rs"]
+mod python;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+use zapc::ir::{Schema, Type};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Run the zapc binary with `args`, feeding `stdin`; returns (status, stdout, stderr).
+fn zapc(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zapc"))
+        .args(args)
+        .current_dir(root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        out.stdout,
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A type in schema syntax, for the Python peer.
+fn type_name(ty: &Type) -> String {
+    match ty {
+        Type::Scalar(s) => s.keyword().to_string(),
+        Type::Text => "text".into(),
+        Type::Bytes => "bytes".into(),
+        Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
+        Type::Struct(name) => name.clone(),
+        Type::List(list) => format!("list<{}>", type_name(&list.elem)),
+    }
+}
+
+/// The layout the Python peer builds and reads with, taken from zapc's own IR.
+fn layout(schema: &Schema, root: &str) -> Value {
+    let structs: serde_json::Map<String, Value> = schema
+        .structs
+        .iter()
+        .map(|s| {
+            let fields: Vec<Value> = s
+                .fields
+                .iter()
+                .map(|f| json!({"key": zapc::codegen::names::json_key(&f.name), "type": type_name(&f.ty), "offset": f.offset}))
+                .collect();
+            (s.name.clone(), json!({"size": s.size, "fields": fields}))
+        })
+        .collect();
+    json!({"root": root, "structs": structs})
+}
+
+fn hex(rng: &mut StdRng, len: usize) -> String {
+    let bytes: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+    format!(
+        "0x{}",
+        bytes.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    )
+}
+
+fn text(rng: &mut StdRng) -> String {
+    const PARTS: &[&str] = &[
+        "",
+        "a",
+        "zap",
+        "é",
+        "日本",
+        "🦀",
+        " ",
+        "\u{0}",
+        "long text ",
+    ];
+    (0..rng.gen_range(0..5))
+        .map(|_| PARTS[rng.gen_range(0..PARTS.len())])
+        .collect()
+}
+
+fn leaf(rng: &mut StdRng) -> Value {
+    json!({"tag": rng.gen::<u32>(), "note": text(rng)})
+}
+
+fn kitchen(rng: &mut StdRng) -> Value {
+    let items: Vec<Value> = (0..rng.gen_range(0..4)).map(|_| leaf(rng)).collect();
+    let nums: Vec<u32> = (0..rng.gen_range(0..6)).map(|_| rng.gen()).collect();
+    let inner = if rng.gen_bool(0.7) {
+        leaf(rng)
+    } else {
+        Value::Null
+    };
+    let blob_len = rng.gen_range(0..12);
+    json!({
+        "flag": rng.gen::<bool>(), "a8": rng.gen::<u8>(), "a16": rng.gen::<u16>(),
+        "a32": rng.gen::<u32>(), "a64": rng.gen::<u64>(), "s8": rng.gen::<i8>(),
+        "s16": rng.gen::<i16>(), "s32": rng.gen::<i32>(), "s64": rng.gen::<i64>(),
+        // Quarters are exact in f32 and f64, so both sides print the same number.
+        "f32": f64::from(rng.gen_range(-4000i32..4000)) / 4.0,
+        "f64": f64::from(rng.gen_range(-4_000_000i32..4_000_000)) / 4.0,
+        "name": text(rng), "blob": hex(rng, blob_len), "id": hex(rng, 16),
+        "items": items, "inner": inner, "nums": nums,
+    })
+}
+
+fn seed() -> u64 {
+    let seed = std::env::var("ZAPC_INTEROP_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    eprintln!("seed {seed} (rerun with ZAPC_INTEROP_SEED={seed})");
+    seed
+}
+
+/// Every type of kitchen.zap (Leaf and Kitchen), both directions, through the binary.
+#[test]
+fn encode_decode_round_trip_with_the_python_runtime() {
+    let py = python::zap_proto();
+    let peer = root().join("zapc/tests/interop/kitchen_peer.py");
+    let schema = zapc::load_file(&root().join("schemas/kitchen.zap")).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed());
+    for (ty, values) in [
+        (
+            "Kitchen",
+            (0..25).map(|_| kitchen(&mut rng)).collect::<Vec<_>>(),
+        ),
+        ("Leaf", (0..10).map(|_| leaf(&mut rng)).collect::<Vec<_>>()),
+    ] {
+        // Rust (zapc encode) builds, Python reads.
+        let hexes: Vec<String> = values
+            .iter()
+            .map(|v| {
+                let (code, out, err) = zapc(
+                    &[
+                        "encode",
+                        "--schema",
+                        "schemas/kitchen.zap",
+                        "--type",
+                        ty,
+                        "--hex",
+                    ],
+                    v.to_string().as_bytes(),
+                );
+                assert_eq!(code, 0, "zapc encode failed: {err}");
+                String::from_utf8(out).unwrap().trim().to_string()
+            })
+            .collect();
+        let request = json!({"mode": "read", "layout": layout(&schema, ty), "messages": hexes});
+        let read: Vec<Value> =
+            serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
+        for (got, want) in read.iter().zip(&values) {
+            assert_eq!(got, want, "{ty}: Python read of zapc's encoding");
+        }
+
+        // Python builds, Rust (zapc decode) reads.
+        let request = json!({"mode": "build", "layout": layout(&schema, ty), "messages": values});
+        let built: Vec<String> =
+            serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
+        assert_eq!(built.len(), values.len());
+        for (hex, want) in built.iter().zip(&values) {
+            let (code, out, err) = zapc(
+                &[
+                    "decode",
+                    "--schema",
+                    "schemas/kitchen.zap",
+                    "--type",
+                    ty,
+                    "--hex",
+                ],
+                hex.as_bytes(),
+            );
+            assert_eq!(code, 0, "zapc decode failed: {err}");
+            let got: Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(&got, want, "{ty}: zapc decode of Python's encoding");
+        }
+    }
+}
+
+#[test]
+fn encode_and_decode_speak_raw_bytes_too() {
+    let req = r#"{"id":1,"block":68943,"account":"0xdeadbeef00112233445566778899aabbccddeeff"}"#;
+    let (code, wire, err) = zapc(
+        &[
+            "encode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        req.as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    // The payload of the rpc.json `request_eth` vector, byte for byte.
+    assert_eq!(
+        wire.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+        "5a41500001000000100000003400000001000000000000004f0d010000000000deadbeef00112233445566778899aabbccddeeff"
+    );
+    let (code, json, err) = zapc(
+        &[
+            "decode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        &wire,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        serde_json::from_slice::<Value>(&json).unwrap(),
+        serde_json::from_str::<Value>(req).unwrap()
+    );
+}
+
+#[test]
+fn encode_and_decode_errors_are_clear() {
+    let (code, _, err) = zapc(
+        &["encode", "--schema", "schemas/eth.zap", "--type", "Nope"],
+        b"{}",
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("has no struct named \"Nope\"; it declares: BalanceRequest, BalanceResponse"),
+        "{err}"
+    );
+    let (code, _, err) = zapc(
+        &["encode", "--schema", "schemas/missing.zap", "--type", "X"],
+        b"{}",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("schemas/missing.zap"), "{err}");
+    let (code, _, err) = zapc(
+        &[
+            "encode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        br#"{"id": "x"}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("$.id: expected an integer, found a string"),
+        "{err}"
+    );
+    let (code, _, err) = zapc(
+        &[
+            "encode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        br#"{"acount": "0x00"}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("has no field \"acount\""), "{err}");
+    let (code, _, err) = zapc(
+        &[
+            "encode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        br#"{"account": "0x00"}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("$.account: expected 20 bytes of hex, found 1"),
+        "{err}"
+    );
+    let (code, _, err) = zapc(
+        &[
+            "decode",
+            "--schema",
+            "schemas/eth.zap",
+            "--type",
+            "BalanceRequest",
+        ],
+        b"not zap",
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("input is not a ZAP message"), "{err}");
+}
+
+#[test]
+fn generate_writes_a_module_per_schema_and_only_changed_files() {
+    let out = std::env::temp_dir().join(format!("zapc-generate-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let out_s = out.to_str().unwrap();
+    let (code, stdout, err) = zapc(&["generate", "schemas/", "-o", out_s], b"");
+    assert_eq!(code, 0, "{err}");
+    let stdout = String::from_utf8(stdout).unwrap();
+    let schemas = std::fs::read_dir(root().join("schemas")).unwrap().count();
+    assert_eq!(stdout.matches("wrote").count(), schemas + 1, "{stdout}");
+    let mod_rs = std::fs::read_to_string(out.join("mod.rs")).unwrap();
+    assert!(
+        mod_rs.contains("pub mod eth;") && mod_rs.contains("pub mod kitchen;"),
+        "{mod_rs}"
+    );
+    assert!(std::fs::read_to_string(out.join("eth.rs"))
+        .unwrap()
+        .starts_with("// @generated by zapc"));
+
+    let (code, stdout, _) = zapc(&["generate", "schemas/", "-o", out_s], b"");
+    assert_eq!(code, 0);
+    let stdout = String::from_utf8(stdout).unwrap();
+    assert!(
+        !stdout.contains("wrote"),
+        "a second run must rewrite nothing: {stdout}"
+    );
+
+    // With rustfmt on the PATH (as in CI), the files pass `rustfmt --check`.
+    if Command::new("rustfmt")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+    {
+        let files: Vec<PathBuf> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let status = Command::new("rustfmt")
+            .args(["--edition", "2021", "--check"])
+            .args(&files)
+            .status()
+            .unwrap();
+        assert!(status.success(), "generated files are not rustfmt-clean");
+    }
+    let (code, _, err) = zapc(&["generate", "no/such/dir", "-o", out_s], b"");
+    assert_eq!(code, 1);
+    assert!(err.contains("no/such/dir: no such file or folder"), "{err}");
+    std::fs::remove_dir_all(&out).unwrap();
+}

@@ -1,0 +1,108 @@
+"""Python peer for zapc's CLI interop test, using the real zap-proto runtime.
+
+stdin: {"mode": "build" | "read", "layout": {...}, "messages": [...]}
+  layout: {"root": "Kitchen", "structs": {"Kitchen": {"size": N, "fields":
+           [{"key": "a8", "type": "u8", "offset": 1}, ...]}, ...}}
+  build:  messages are JSON values in the schema's JSON mapping; prints their wire hex.
+  read:   messages are wire hex; prints each read back into the JSON mapping.
+Types: bool u8..u64 i8..i64 f32 f64 text bytes bytes_fixed[N], a struct name (pointer),
+list<u32> (strided) and list<Struct> (framed: each element a complete message).
+"""
+
+import json
+import sys
+
+from zap import wire
+
+SCALARS = {
+    "bool": ("bool", "set_bool"), "u8": ("uint8", "set_uint8"), "u16": ("uint16", "set_uint16"),
+    "u32": ("uint32", "set_uint32"), "u64": ("uint64", "set_uint64"), "i8": ("int8", "set_int8"),
+    "i16": ("int16", "set_int16"), "i32": ("int32", "set_int32"), "i64": ("int64", "set_int64"),
+    "f32": ("float32", "set_float32"), "f64": ("float64", "set_float64"),
+}
+
+
+def unhex(s):
+    return bytes.fromhex(s[2:] if s.startswith("0x") else s)
+
+
+def build_struct(b, layout, name, value):
+    st = layout["structs"][name]
+    ob = b.start_object(st["size"])
+    for f in st["fields"]:
+        t, off, v = f["type"], f["offset"], value.get(f["key"])
+        if v is None:
+            continue
+        if t in SCALARS:
+            getattr(ob, SCALARS[t][1])(off, v)
+        elif t == "text":
+            ob.set_text(off, v)
+        elif t == "bytes":
+            ob.set_bytes(off, unhex(v))
+        elif t.startswith("bytes_fixed["):
+            ob.set_bytes_fixed(off, unhex(v))
+        elif t == "list<u32>":
+            if v:
+                lb = b.start_list(4)
+                for x in v:
+                    lb.add_uint32(x)
+                start, count = lb.finish()
+                ob.set_list(off, start, count)
+        elif t.startswith("list<"):
+            elem = t[5:-1]
+            if v:
+                lb = b.start_list(0)
+                for item in v:
+                    eb = wire.Builder()
+                    build_struct(eb, layout, elem, item).finish_as_root()
+                    lb.add_object_bytes(eb.finish())
+                start, count = lb.finish()
+                ob.set_list(off, start, count)
+        else:  # a struct pointer
+            child = build_struct(b, layout, t, v).finish()
+            ob.set_object(off, child)
+    return ob
+
+
+def read_struct(layout, name, obj):
+    st = layout["structs"][name]
+    out = {}
+    for f in st["fields"]:
+        t, off, key = f["type"], f["offset"], f["key"]
+        if t in SCALARS:
+            out[key] = getattr(obj, SCALARS[t][0])(off)
+        elif t == "text":
+            out[key] = obj.text(off)
+        elif t == "bytes":
+            out[key] = "0x" + obj.bytes(off).hex()
+        elif t.startswith("bytes_fixed["):
+            out[key] = "0x" + obj.bytes_fixed(off, int(t[12:-1])).hex()
+        elif t == "list<u32>":
+            lst = obj.list(off)
+            out[key] = [lst.uint32(i) for i in range(len(lst))]
+        elif t.startswith("list<"):
+            elem, items = t[5:-1], []
+            obj.list(off).each(lambda i, o: items.append(read_struct(layout, elem, o)) or True)
+            out[key] = items
+        else:
+            child = obj.object(off)
+            out[key] = None if child.is_null() else read_struct(layout, t, child)
+    return out
+
+
+def main():
+    req = json.load(sys.stdin)
+    layout, root = req["layout"], req["layout"]["root"]
+    if req["mode"] == "build":
+        out = []
+        for value in req["messages"]:
+            b = wire.Builder()
+            build_struct(b, layout, root, value).finish_as_root()
+            out.append(b.finish().hex())
+    else:
+        out = [read_struct(layout, root, wire.parse(unhex(h)).root()) for h in req["messages"]]
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
