@@ -1,7 +1,7 @@
 //! `zapc encode` and `zapc decode`: JSON <-> wire bytes for any struct of a schema.
 
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use zapc::dynamic;
@@ -56,7 +56,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 }
 
 /// The schema and the struct named `type_name` in it, or a message saying what is wrong.
-fn load_type(schema: &PathBuf, type_name: &str) -> Result<(Schema, Struct), String> {
+fn load_type(schema: &Path, type_name: &str) -> Result<(Schema, Struct), String> {
     let schema = load_file(schema).map_err(|e| e.to_string())?;
     match schema.struct_named(type_name) {
         Some(ty) => {
