@@ -1,1 +1,0 @@
-//! The ZAP/TCP server (feature `server`).
