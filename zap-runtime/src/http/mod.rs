@@ -1,0 +1,121 @@
+//! The JSON-RPC 2.0 over HTTP/1.1 fallback (feature `http`): the same [`Service`] that
+//! answers ZAP/TCP calls, reachable with `curl`.
+//!
+//! ```no_run
+//! # async fn demo<S: zap_runtime::Service>(service: S) -> std::io::Result<()> {
+//! use std::sync::Arc;
+//! use zap_runtime::http::{serve_http, HttpConfig};
+//!
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
+//! let shutdown = async { /* e.g. tokio::signal::ctrl_c().await */ };
+//! serve_http(listener, Arc::new(service), HttpConfig::default(), shutdown).await
+//! # }
+//! ```
+//!
+//! ```text
+//! curl -s -H 'Content-Type: application/json' http://127.0.0.1:8545/rpc \
+//!   -d '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"id":1,"block":1,"account":"0x…"}}'
+//! ```
+//!
+//! # Requests
+//!
+//! `POST /rpc` takes one JSON-RPC request object or a batch (an array of them). `params`
+//! go by name (an object whose keys are the request struct's fields in the schema's JSON
+//! mapping) or by position (an array in declaration order); results come back in the
+//! JSON mapping, `null` for a method without a result. The method is found by its
+//! JSON-RPC name (`eth_getBalance`), the call runs through [`Service::call`], exactly
+//! like a ZAP/TCP call. Batch members run one after another, in order; notifications
+//! (no `"id"`) run too but get no entry in the answer. `GET /health` answers
+//! `{"status":"ok"}`.
+//!
+//! # HTTP status codes
+//!
+//! | status | when |
+//! | --- | --- |
+//! | 200 | every JSON-RPC answer, **including JSON-RPC errors** (the usual convention: the error is in the body) |
+//! | 204 | the request was a notification, or a batch of notifications only: no body |
+//! | 404 | a path other than `/rpc` and `/health` |
+//! | 405 | `/rpc` with a method other than POST, `/health` with other than GET/HEAD (with an `Allow` header) |
+//! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
+//! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
+//! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
+//!
+//! The 408, 413 and 415 answers carry a JSON-RPC error body (`"id": null`, -32600) with
+//! the reason, so JSON-RPC clients can show it.
+//!
+//! # JSON-RPC error codes
+//!
+//! | code | when |
+//! | --- | --- |
+//! | -32700 | the body is not JSON (`"id": null`) |
+//! | -32600 | not a request object, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
+//! | -32601 | no method of that name (the message lists the known ones) |
+//! | -32602 | the params do not make the request struct ([`ParamsError`](crate::json::ParamsError)), or the handler answered ZAP status 400 |
+//! | -32603 | the handler answered ZAP status 500, or wrote a response that cannot be read |
+//! | -32001 / -32003 | the handler answered ZAP status 401 / 403 |
+//! | -32000 | the handler answered any other status |
+//!
+//! Errors raised by a handler carry its message in `error.message` and the ZAP status in
+//! `error.data.status`. The `id` of an answer echoes the request's `id` as it was sent
+//! (number, string or null).
+//!
+//! # Limits
+//!
+//! A body is read only up to [`HttpConfig::max_body`]; a batch holds at most
+//! [`HttpConfig::max_batch`] calls; at most [`HttpConfig::max_connections`] connections
+//! are served at once (further ones wait in the listen backlog); a connection that does
+//! not send a complete request head within [`HttpConfig::header_read_timeout`] —
+//! including an idle keep-alive connection — is closed.
+//!
+//! [`Service`]: crate::Service
+//! [`Service::call`]: crate::Service::call
+
+mod jsonrpc;
+mod routes;
+mod server;
+
+use std::time::Duration;
+
+pub use jsonrpc::{code, handle_jsonrpc, RpcError};
+pub use server::serve_http;
+
+/// Limits and timeouts of the HTTP server.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpConfig {
+    /// Largest request body accepted, in bytes (default 4 MiB); larger ones get 413.
+    pub max_body: usize,
+    /// Most calls in one batch (default 1000); larger batches get one -32600 error.
+    pub max_batch: usize,
+    /// Most connections served at once (default 1024).
+    pub max_connections: usize,
+    /// Time allowed for a request head to arrive, counted from the end of the previous
+    /// response on a keep-alive connection, so it is also the idle timeout (default 30 s).
+    pub header_read_timeout: Duration,
+    /// Time allowed for a request body to arrive (default 30 s); past it, 408.
+    pub body_read_timeout: Duration,
+    /// On shutdown, how long requests in flight may take before their connections are
+    /// dropped (default 30 s).
+    pub shutdown_timeout: Duration,
+}
+
+impl HttpConfig {
+    /// Default [`HttpConfig::max_body`]: 4 MiB.
+    pub const DEFAULT_MAX_BODY: usize = 4 << 20;
+    /// Default [`HttpConfig::max_batch`].
+    pub const DEFAULT_MAX_BATCH: usize = 1000;
+    /// Default [`HttpConfig::max_connections`].
+    pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            max_body: Self::DEFAULT_MAX_BODY,
+            max_batch: Self::DEFAULT_MAX_BATCH,
+            max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            shutdown_timeout: Duration::from_secs(30),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! One HTTP request to one HTTP response: routing, the checks made before a body is
+//! read (method, content type, declared length), the capped body read, and the
+//! answers for each outcome.
+
+use std::sync::Arc;
+
+use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use hyper::body::{Bytes, Incoming};
+use hyper::header::{self, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+
+use super::jsonrpc::{error_body, handle_jsonrpc, RpcError};
+use super::HttpConfig;
+use crate::service::Service;
+use crate::BuilderPool;
+
+/// What every connection of one server shares.
+pub(super) struct Shared<S> {
+    pub service: Arc<S>,
+    pub pool: BuilderPool,
+    pub config: HttpConfig,
+}
+
+type Reply = Response<Full<Bytes>>;
+
+/// Route one request.
+pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
+    match (req.uri().path(), req.method()) {
+        ("/rpc", &Method::POST) => rpc(shared, req).await,
+        ("/rpc", _) => method_not_allowed("POST"),
+        ("/health", &Method::GET | &Method::HEAD) => {
+            json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}"))
+        }
+        ("/health", _) => method_not_allowed("GET, HEAD"),
+        (path, _) => text(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no such path: {path} (JSON-RPC is served at POST /rpc, health at GET /health)\n"
+            ),
+        ),
+    }
+}
+
+/// `POST /rpc`: check the headers, read the body within its limits, answer the calls.
+async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
+    let config = &shared.config;
+    if let Some(found) = req.headers().get(header::CONTENT_TYPE) {
+        if !is_json(found) {
+            let found = String::from_utf8_lossy(found.as_bytes()).into_owned();
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                format!("Content-Type {found:?} is not JSON: send Content-Type: application/json"),
+            );
+        }
+    }
+    if let Some(declared) = declared_length(&req) {
+        if declared > config.max_body as u64 {
+            return too_large(config.max_body);
+        }
+    }
+    let body = Limited::new(req.into_body(), config.max_body).collect();
+    let body = match tokio::time::timeout(config.body_read_timeout, body).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
+            return too_large(config.max_body)
+        }
+        Ok(Err(e)) => {
+            tracing::debug!("could not read a request body: {e}");
+            return closing(rpc_error(
+                StatusCode::BAD_REQUEST,
+                format!("could not read the request body: {e}"),
+            ));
+        }
+        Err(_) => {
+            return closing(rpc_error(
+                StatusCode::REQUEST_TIMEOUT,
+                format!(
+                    "the request body did not arrive within {:?}",
+                    config.body_read_timeout
+                ),
+            ))
+        }
+    };
+    match handle_jsonrpc(&*shared.service, &shared.pool, &body, config.max_batch).await {
+        Some(answer) => json(StatusCode::OK, Bytes::from(answer)),
+        None => empty(StatusCode::NO_CONTENT),
+    }
+}
+
+/// The Content-Length header as a number (`None` if absent or unreadable: hyper has
+/// already refused malformed framing, and the capped read still applies).
+fn declared_length(req: &Request<Incoming>) -> Option<u64> {
+    req.headers()
+        .get(header::CONTENT_LENGTH)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Lenient on purpose: `application/json` (any parameters, any case), the
+/// `application/json-rpc` and `application/jsonrequest` variants, and any `+json` type.
+fn is_json(value: &HeaderValue) -> bool {
+    let Ok(value) = value.to_str() else {
+        return false;
+    };
+    let essence = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    matches!(
+        essence.as_str(),
+        "application/json" | "application/json-rpc" | "application/jsonrequest"
+    ) || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// 413, closing the connection: the rest of the body is never read.
+fn too_large(max_body: usize) -> Reply {
+    closing(rpc_error(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        format!("the request body exceeds this server's limit of {max_body} bytes"),
+    ))
+}
+
+/// An HTTP-level refusal of a `/rpc` request, with a JSON-RPC error body (id null,
+/// -32600) so that JSON-RPC clients can show the reason.
+fn rpc_error(status: StatusCode, message: String) -> Reply {
+    let body = error_body(RpcError::invalid_request(message));
+    json(status, Bytes::from(body))
+}
+
+fn method_not_allowed(allow: &'static str) -> Reply {
+    let mut reply = text(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("method not allowed: use {allow}\n"),
+    );
+    reply
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allow));
+    reply
+}
+
+fn closing(mut reply: Reply) -> Reply {
+    reply
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    reply
+}
+
+fn json(status: StatusCode, body: Bytes) -> Reply {
+    with_type(status, body, "application/json")
+}
+
+fn text(status: StatusCode, body: String) -> Reply {
+    with_type(status, Bytes::from(body), "text/plain; charset=utf-8")
+}
+
+fn empty(status: StatusCode) -> Reply {
+    let mut reply = Response::new(Full::new(Bytes::new()));
+    *reply.status_mut() = status;
+    reply
+}
+
+fn with_type(status: StatusCode, body: Bytes, content_type: &'static str) -> Reply {
+    let mut reply = Response::new(Full::new(body));
+    *reply.status_mut() = status;
+    reply
+        .headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    reply
+}

@@ -1,0 +1,369 @@
+//! Shared by the `http_*` tests: a hand-written [`Service`] (`Calc`), a server started
+//! on an ephemeral port, and a raw HTTP/1.1 client over a plain `TcpStream`, so the tests
+//! see exactly the bytes on the wire.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use zap_runtime::http::{serve_http, HttpConfig};
+use zap_runtime::rpc::Status;
+use zap_runtime::ZapStruct;
+use zap_runtime::{json, Builder, CallError, MethodInfo, Object, ObjectBuilder, Reply, Service};
+
+/// Request of `calc_add`: two numbers.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pair {
+    #[serde(with = "json::u64_lenient")]
+    pub a: u64,
+    #[serde(with = "json::u64_lenient")]
+    pub b: u64,
+}
+
+impl ZapStruct for Pair {
+    const NAME: &'static str = "Pair";
+    const SIZE: usize = 16;
+    const JSON_FIELDS: &'static [&'static str] = &["a", "b"];
+    const INLINE: bool = true;
+    type Reader<'a> = Object<'a>;
+    fn reader(obj: Object<'_>) -> Object<'_> {
+        obj
+    }
+    fn from_reader(r: Object<'_>) -> Self {
+        Pair {
+            a: r.u64(0),
+            b: r.u64(8),
+        }
+    }
+    fn write_fields(&self, obj: &mut ObjectBuilder<'_>) {
+        obj.set_u64(0, self.a);
+        obj.set_u64(8, self.b);
+    }
+}
+
+/// One number: the result of `calc_add`, the request of `calc_fail` (a ZAP status) and
+/// of `calc_slow` (milliseconds).
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Number {
+    #[serde(with = "json::u64_lenient")]
+    pub value: u64,
+}
+
+impl ZapStruct for Number {
+    const NAME: &'static str = "Number";
+    const SIZE: usize = 8;
+    const JSON_FIELDS: &'static [&'static str] = &["value"];
+    const INLINE: bool = true;
+    type Reader<'a> = Object<'a>;
+    fn reader(obj: Object<'_>) -> Object<'_> {
+        obj
+    }
+    fn from_reader(r: Object<'_>) -> Self {
+        Number { value: r.u64(0) }
+    }
+    fn write_fields(&self, obj: &mut ObjectBuilder<'_>) {
+        obj.set_u64(0, self.value);
+    }
+}
+
+/// A hand-written service with one method per behaviour the HTTP layer must handle.
+#[derive(Debug, Default)]
+pub struct Calc;
+
+const fn method(
+    ordinal: u32,
+    name: &'static str,
+    json_name: &'static str,
+    request: Option<&'static str>,
+    params_to_wire: fn(Option<&Value>, &mut Builder) -> Result<(), json::ParamsError>,
+    result_to_json: fn(&[u8]) -> Result<Value, zap_runtime::ParseError>,
+) -> MethodInfo {
+    MethodInfo {
+        ordinal,
+        name,
+        json_name,
+        request,
+        response: Some("Number"),
+        params_to_wire,
+        result_to_json,
+    }
+}
+
+impl Service for Calc {
+    const NAME: &'static str = "Calc";
+    const METHODS: &'static [MethodInfo] = &[
+        // a + b (wrapping).
+        method(
+            1,
+            "add",
+            "calc_add",
+            Some("Pair"),
+            json::params_to_wire::<Pair>,
+            json::result_to_json::<Number>,
+        ),
+        // Fails with the ZAP status given as `value`.
+        method(
+            2,
+            "fail",
+            "calc_fail",
+            Some("Number"),
+            json::params_to_wire::<Number>,
+            json::result_to_json::<Number>,
+        ),
+        // No params, no result.
+        method(
+            3,
+            "ping",
+            "calc_ping",
+            None,
+            json::no_params,
+            json::no_result,
+        ),
+        // Sleeps `value` milliseconds, then answers `value`.
+        method(
+            4,
+            "slow",
+            "calc_slow",
+            Some("Number"),
+            json::params_to_wire::<Number>,
+            json::result_to_json::<Number>,
+        ),
+        // Claims a message but writes none.
+        method(
+            5,
+            "broken",
+            "calc_broken",
+            None,
+            json::no_params,
+            json::result_to_json::<Number>,
+        ),
+    ];
+
+    async fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> Result<Reply, CallError> {
+        let number = || Number::decode(payload).map_err(|e| CallError::bad_payload("Number", e));
+        match ordinal {
+            1 => {
+                let pair = Pair::decode(payload).map_err(|e| CallError::bad_payload("Pair", e))?;
+                Number {
+                    value: pair.a.wrapping_add(pair.b),
+                }
+                .encode(out);
+                Ok(Reply::Message)
+            }
+            2 => {
+                let status = u32::try_from(number()?.value).unwrap_or(u32::MAX);
+                Err(CallError::new(
+                    Status(status),
+                    format!("failing with {status} as asked"),
+                ))
+            }
+            3 => {
+                assert!(
+                    payload.is_empty(),
+                    "a method without params gets no payload"
+                );
+                Ok(Reply::Empty)
+            }
+            4 => {
+                let ms = number()?.value;
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                Number { value: ms }.encode(out);
+                Ok(Reply::Message)
+            }
+            5 => Ok(Reply::Message),
+            _ => Err(CallError::unknown_method("Calc", ordinal)),
+        }
+    }
+}
+
+/// A running server: its address, and the means to stop it and wait for it.
+pub struct Server {
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Start `Calc` on 127.0.0.1 on an ephemeral port.
+    pub async fn start(config: HttpConfig) -> Server {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = oneshot::channel::<()>();
+        let shutdown = async move {
+            let _ = stopped.await;
+        };
+        let task = tokio::spawn(serve_http(listener, Arc::new(Calc), config, shutdown));
+        Server {
+            addr,
+            stop: Some(stop),
+            task,
+        }
+    }
+
+    /// Ask for a graceful shutdown (returns at once).
+    pub fn begin_shutdown(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+
+    /// Shut down and wait until `serve_http` has returned.
+    pub async fn shutdown(mut self) {
+        self.begin_shutdown();
+        tokio::time::timeout(Duration::from_secs(10), self.task)
+            .await
+            .expect("serve_http returns after shutdown")
+            .expect("the server task does not panic")
+            .expect("serve_http returns Ok");
+    }
+
+    /// A new raw connection.
+    pub async fn connect(&self) -> RawClient {
+        RawClient::connect(self.addr).await
+    }
+
+    /// POST `body` to /rpc on a new connection; the status and the body as JSON (or
+    /// `Value::Null` for an empty body).
+    pub async fn rpc(&self, body: &str) -> (u16, Value) {
+        let response = self.connect().await.post("/rpc", body).await;
+        (response.status, response.json())
+    }
+}
+
+/// An HTTP response as read off the socket.
+#[derive(Debug)]
+pub struct HttpResponse {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// The first header of this (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as JSON; `Value::Null` when empty.
+    pub fn json(&self) -> Value {
+        if self.body.is_empty() {
+            return Value::Null;
+        }
+        serde_json::from_slice(&self.body).unwrap_or_else(|e| {
+            panic!(
+                "body is not JSON ({e}): {:?}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+}
+
+/// HTTP/1.1 by hand over one TCP connection (keep-alive: several requests in turn).
+pub struct RawClient {
+    stream: BufReader<TcpStream>,
+}
+
+impl RawClient {
+    pub async fn connect(addr: SocketAddr) -> RawClient {
+        let stream = TcpStream::connect(addr).await.unwrap();
+        RawClient {
+            stream: BufReader::new(stream),
+        }
+    }
+
+    /// Write raw bytes.
+    pub async fn send(&mut self, bytes: &[u8]) {
+        self.stream.get_mut().write_all(bytes).await.unwrap();
+    }
+
+    /// POST a JSON body and read the answer.
+    pub async fn post(&mut self, path: &str, body: &str) -> HttpResponse {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        self.send(head.as_bytes()).await;
+        self.send(body.as_bytes()).await;
+        self.read_response().await
+    }
+
+    /// Read one response (Content-Length framed, as this server always sends), within
+    /// five seconds.
+    pub async fn read_response(&mut self) -> HttpResponse {
+        tokio::time::timeout(Duration::from_secs(5), self.read_response_inner())
+            .await
+            .expect("a response within 5 s")
+    }
+
+    async fn read_response_inner(&mut self) -> HttpResponse {
+        let mut status_line = String::new();
+        self.stream.read_line(&mut status_line).await.unwrap();
+        let status = status_line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("bad status line {status_line:?}"));
+        let mut headers = Vec::new();
+        loop {
+            let mut line = String::new();
+            self.stream.read_line(&mut line).await.unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            let (name, value) = line.split_once(':').expect("header line has a colon");
+            headers.push((name.trim().to_string(), value.trim().to_string()));
+        }
+        let mut response = HttpResponse {
+            status,
+            headers,
+            body: Vec::new(),
+        };
+        let length: usize = response
+            .header("content-length")
+            .map(|v| v.parse().unwrap())
+            .unwrap_or(0);
+        response.body.resize(length, 0);
+        self.stream.read_exact(&mut response.body).await.unwrap();
+        response
+    }
+
+    /// True when the server has closed the connection (reads end of stream within 5 s).
+    pub async fn is_closed_by_server(&mut self) -> bool {
+        let mut byte = [0u8; 1];
+        matches!(
+            tokio::time::timeout(Duration::from_secs(5), self.stream.read(&mut byte)).await,
+            Ok(Ok(0)) | Ok(Err(_))
+        )
+    }
+}
+
+/// A JSON-RPC request body.
+pub fn request(id: Value, method: &str, params: Value) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// The `error.code` of a response object.
+pub fn error_code(response: &Value) -> i64 {
+    response["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error response: {response}"))
+}

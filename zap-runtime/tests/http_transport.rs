@@ -1,0 +1,313 @@
+//! The HTTP side of the JSON-RPC server: routes, methods, content types, body limits,
+//! keep-alive and graceful shutdown, checked with raw HTTP/1.1 on real sockets.
+#![cfg(feature = "http")]
+
+mod http_support;
+
+use std::time::{Duration, Instant};
+
+use http_support::{error_code, request, RawClient, Server};
+use serde_json::json;
+use zap_runtime::http::{code, HttpConfig};
+
+async fn server() -> Server {
+    Server::start(HttpConfig::default()).await
+}
+
+fn small_body_limit() -> HttpConfig {
+    HttpConfig {
+        max_body: 1024,
+        ..HttpConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn health() {
+    let server = server().await;
+    let mut client = server.connect().await;
+    client
+        .send(b"GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.header("content-type"), Some("application/json"));
+    assert_eq!(response.json(), json!({"status": "ok"}));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn unknown_path_is_404() {
+    let server = server().await;
+    let mut client = server.connect().await;
+    let response = client
+        .post("/", &request(json!(1), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 404);
+    client
+        .send(b"GET /rpc/extra HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 404);
+    assert!(String::from_utf8_lossy(&response.body).contains("POST /rpc"));
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn wrong_method_is_405_with_allow() {
+    let server = server().await;
+    let mut client = server.connect().await;
+    client
+        .send(b"GET /rpc HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 405);
+    assert_eq!(response.header("allow"), Some("POST"));
+    client
+        .send(b"DELETE /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 405);
+    assert_eq!(response.header("allow"), Some("GET, HEAD"));
+    server.shutdown().await;
+}
+
+async fn post_with_type(server: &Server, content_type: Option<&str>) -> u16 {
+    let body = request(json!(1), "calc_add", json!([1, 2]));
+    let type_line = content_type
+        .map(|t| format!("Content-Type: {t}\r\n"))
+        .unwrap_or_default();
+    let head = format!(
+        "POST /rpc HTTP/1.1\r\nHost: test\r\n{type_line}Content-Length: {}\r\n\r\n",
+        body.len()
+    );
+    let mut client = server.connect().await;
+    client.send(head.as_bytes()).await;
+    client.send(body.as_bytes()).await;
+    let response = client.read_response().await;
+    if response.status == 200 {
+        assert_eq!(response.json()["result"]["value"], 3);
+    } else {
+        assert_eq!(error_code(&response.json()), code::INVALID_REQUEST);
+    }
+    response.status
+}
+
+#[tokio::test]
+async fn content_type_is_checked_leniently() {
+    let server = server().await;
+    for accepted in [
+        None,
+        Some("application/json"),
+        Some("application/json; charset=utf-8"),
+        Some("Application/JSON;charset=UTF-8"),
+        Some("application/json-rpc"),
+        Some("application/vnd.api+json"),
+    ] {
+        assert_eq!(post_with_type(&server, accepted).await, 200, "{accepted:?}");
+    }
+    for refused in [
+        "text/plain",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data",
+    ] {
+        assert_eq!(
+            post_with_type(&server, Some(refused)).await,
+            415,
+            "{refused}"
+        );
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn declared_length_over_the_limit_is_413_before_the_body() {
+    let server = Server::start(small_body_limit()).await;
+    let mut client = server.connect().await;
+    // Only the head: the server must answer without waiting for 100 MB.
+    client
+        .send(b"POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{")
+        .await;
+    let started = Instant::now();
+    let response = client.read_response().await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(response.status, 413);
+    assert_eq!(response.header("connection"), Some("close"));
+    let answer = response.json();
+    assert_eq!(error_code(&answer), code::INVALID_REQUEST);
+    assert!(answer["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("1024 bytes"));
+    assert!(client.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn chunked_body_over_the_limit_is_413() {
+    let server = Server::start(small_body_limit()).await;
+    let mut client = server.connect().await;
+    client
+        .send(b"POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .await;
+    // 2 KiB in 512-byte chunks, and the body never ends: the server must stop reading.
+    let chunk = format!("200\r\n{}\r\n", " ".repeat(512));
+    for _ in 0..4 {
+        client.send(chunk.as_bytes()).await;
+    }
+    let response = client.read_response().await;
+    assert_eq!(response.status, 413);
+    assert!(client.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn chunked_body_within_the_limit_is_served() {
+    let server = Server::start(small_body_limit()).await;
+    let mut client = server.connect().await;
+    let body = request(json!(1), "calc_add", json!([20, 22]));
+    let (first, second) = body.split_at(10);
+    let message = format!(
+        "POST /rpc HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{first}\r\n{:x}\r\n{second}\r\n0\r\n\r\n",
+        first.len(),
+        second.len()
+    );
+    client.send(message.as_bytes()).await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json()["result"]["value"], 42);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn body_exactly_at_the_limit_is_served() {
+    let server = Server::start(small_body_limit()).await;
+    let call = request(json!(1), "calc_add", json!([1, 2]));
+    let body = format!("{call:<1024}");
+    assert_eq!(body.len(), 1024);
+    let (status, answer) = server.rpc(&body).await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["result"]["value"], 3);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn keep_alive_serves_many_requests_on_one_connection() {
+    let server = server().await;
+    let mut client = server.connect().await;
+    for i in 0..20u64 {
+        let response = client
+            .post("/rpc", &request(json!(i), "calc_add", json!([i, i])))
+            .await;
+        assert_eq!(response.status, 200);
+        assert_eq!(response.json()["id"], i);
+        assert_eq!(response.json()["result"]["value"], 2 * i);
+    }
+    client
+        .send(b"GET /health HTTP/1.1\r\nHost: test\r\n\r\n")
+        .await;
+    assert_eq!(client.read_response().await.status, 200);
+    // Errors do not close the connection either.
+    let response = client.post("/rpc", "not json").await;
+    assert_eq!(error_code(&response.json()), code::PARSE_ERROR);
+    let response = client
+        .post("/rpc", &request(json!(1), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn pipelined_requests_are_answered_in_order() {
+    let server = server().await;
+    let mut client = server.connect().await;
+    let mut burst = Vec::new();
+    for i in 0..5u64 {
+        let body = request(json!(i), "calc_add", json!([i, 1]));
+        burst.extend_from_slice(
+            format!(
+                "POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            )
+            .as_bytes(),
+        );
+    }
+    client.send(&burst).await;
+    for i in 0..5u64 {
+        let response = client.read_response().await;
+        assert_eq!(response.json()["id"], i);
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn idle_connection_is_closed_after_the_header_timeout() {
+    let config = HttpConfig {
+        header_read_timeout: Duration::from_millis(200),
+        ..HttpConfig::default()
+    };
+    let server = Server::start(config).await;
+    let mut client = server.connect().await;
+    let response = client
+        .post("/rpc", &request(json!(1), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
+    assert!(client.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_requests_in_flight() {
+    let mut server = server().await;
+    let mut busy = server.connect().await;
+    let mut idle = server.connect().await;
+    let response = idle
+        .post("/rpc", &request(json!(1), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
+
+    let body = request(json!("slow"), "calc_slow", json!([300]));
+    let head = format!(
+        "POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    busy.send(head.as_bytes()).await;
+    busy.send(body.as_bytes()).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    server.begin_shutdown();
+
+    // The idle keep-alive connection is closed; the slow call is still answered.
+    assert!(idle.is_closed_by_server().await);
+    let response = busy.read_response().await;
+    assert_eq!(response.status, 200);
+    assert_eq!(response.json()["result"]["value"], 300);
+    assert!(busy.is_closed_by_server().await);
+
+    // No new connections once shut down.
+    let addr = server.addr;
+    server.shutdown().await;
+    assert!(tokio::net::TcpStream::connect(addr).await.is_err());
+}
+
+#[tokio::test]
+async fn connection_limit_makes_extra_connections_wait() {
+    let config = HttpConfig {
+        max_connections: 1,
+        header_read_timeout: Duration::from_millis(300),
+        ..HttpConfig::default()
+    };
+    let server = Server::start(config).await;
+    let mut first = server.connect().await;
+    let response = first
+        .post("/rpc", &request(json!(1), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
+    // The second connection is served once the first is closed (by its idle timeout).
+    let started = Instant::now();
+    let mut second = RawClient::connect(server.addr).await;
+    let response = second
+        .post("/rpc", &request(json!(2), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
+    assert!(started.elapsed() >= Duration::from_millis(150));
+    server.shutdown().await;
+}
