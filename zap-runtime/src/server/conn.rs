@@ -1,0 +1,340 @@
+//! One connection: read frames, answer each request in order, flush once per batch.
+
+use std::fmt::Write as _;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::time::{sleep, Instant, Sleep};
+use tokio_util::sync::CancellationToken;
+
+use super::results::{Lookup, Results};
+use super::wire::{put_response, salvage_promise_id, MAX_BODY};
+use super::ServerConfig;
+use crate::frame::{Direction, FrameDecoder};
+use crate::rpc::{Request, Status, NO_TARGET};
+use crate::service::{Reply, Service};
+use crate::{Builder, FrameError};
+
+/// Starting capacity of the read and write buffers.
+const BUF_START: usize = 16 << 10;
+/// Read only with at least this much room (grown for a large frame whose length is known).
+const MIN_READ_ROOM: usize = 4 << 10;
+/// A buffer that grew past this for one large message is given back once empty.
+const BUF_KEEP: usize = 1 << 20;
+/// How long a closing connection waits for its peer to finish sending (lingering close:
+/// closing a socket with unread input would reset it and could destroy our last answers).
+const LINGER: Duration = Duration::from_secs(1);
+
+/// Why a connection ended.
+#[derive(Debug)]
+enum Close {
+    /// The peer closed its side.
+    Eof { pending: usize },
+    /// The server is shutting down.
+    Shutdown,
+    /// No complete frame within the idle timeout.
+    Idle,
+    /// The answers could not be written within the idle timeout (the peer does not read).
+    WriteStalled,
+    /// The byte stream is not valid framing.
+    Frame(FrameError),
+    /// A well-formed frame this server does not handle.
+    Unsupported(Direction),
+    /// The socket failed.
+    Io(io::Error),
+}
+
+/// Per-connection state, reused for every request.
+struct Conn<'c> {
+    config: &'c ServerConfig,
+    peer: SocketAddr,
+    decoder: FrameDecoder,
+    read: Vec<u8>,
+    write: Vec<u8>,
+    /// Receives each handler's response message.
+    out: Builder,
+    /// Error texts written by the server itself.
+    text: String,
+    results: Results,
+}
+
+/// Serve one accepted connection until it ends; never panics on input.
+pub(crate) async fn run<S: Service>(
+    mut stream: TcpStream,
+    peer: SocketAddr,
+    service: &S,
+    config: &ServerConfig,
+    shutdown: &CancellationToken,
+) {
+    let mut conn = Conn {
+        config,
+        peer,
+        decoder: FrameDecoder::new(config.max_frame),
+        read: Vec::with_capacity(BUF_START),
+        write: Vec::with_capacity(BUF_START),
+        out: Builder::new(),
+        text: String::with_capacity(256),
+        results: Results::new(config.pipeline_results, config.pipeline_bytes),
+    };
+    let reason = conn.serve(&mut stream, service, shutdown).await;
+    conn.log_close(&reason);
+    conn.close(&mut stream, &reason).await;
+}
+
+impl Conn<'_> {
+    async fn serve<S: Service>(
+        &mut self,
+        stream: &mut TcpStream,
+        service: &S,
+        shutdown: &CancellationToken,
+    ) -> Close {
+        let idle = sleep(self.config.idle_timeout);
+        tokio::pin!(idle);
+        let cancelled = shutdown.cancelled();
+        tokio::pin!(cancelled);
+        loop {
+            match self.answer_batch(stream, service, idle.as_mut()).await {
+                Ok(true) => idle
+                    .as_mut()
+                    .reset(Instant::now() + self.config.idle_timeout),
+                Ok(false) => {}
+                Err(close) => return close,
+            }
+            if let Err(close) = self.flush(stream, idle.as_mut()).await {
+                return close;
+            }
+            if shutdown.is_cancelled() {
+                return Close::Shutdown;
+            }
+            self.make_read_room();
+            tokio::select! {
+                biased;
+                () = &mut cancelled => return Close::Shutdown,
+                () = &mut idle => return Close::Idle,
+                read = stream.read_buf(&mut self.read) => match read {
+                    Ok(0) => return Close::Eof { pending: self.read.len() },
+                    Ok(_) => {}
+                    Err(e) => return Close::Io(e),
+                },
+            }
+        }
+    }
+
+    /// Answer every complete frame in the read buffer, flushing early only when the
+    /// write buffer passes its limit. `Ok(true)` if at least one frame was complete.
+    async fn answer_batch<S: Service>(
+        &mut self,
+        stream: &mut TcpStream,
+        service: &S,
+        mut idle: Pin<&mut Sleep>,
+    ) -> Result<bool, Close> {
+        let mut pos = 0;
+        let mut answered = 0usize;
+        let result = loop {
+            let (frame, used) = match self.decoder.decode(&self.read[pos..]) {
+                Ok(Some(decoded)) => decoded,
+                Ok(None) => break Ok(pos > 0),
+                Err(e) => break Err(Close::Frame(e)),
+            };
+            if frame.dir != Direction::Request {
+                break Err(Close::Unsupported(frame.dir));
+            }
+            answer(
+                service,
+                frame.envelope,
+                &mut self.out,
+                &mut self.write,
+                &mut self.results,
+                &mut self.text,
+                self.peer,
+            )
+            .await;
+            pos += used;
+            answered += 1;
+            if self.write.len() >= self.config.write_buffer_limit
+                || answered >= self.config.max_in_flight
+            {
+                answered = 0;
+                if let Err(close) = self.flush(stream, idle.as_mut()).await {
+                    break Err(close);
+                }
+            }
+        };
+        self.read.drain(..pos);
+        if self.read.is_empty() && self.read.capacity() > BUF_KEEP {
+            self.read = Vec::with_capacity(BUF_START);
+        }
+        result
+    }
+
+    /// Write out every answer in the write buffer (one write call when the socket
+    /// accepts it), giving up if the peer does not take it before `deadline`.
+    async fn flush(
+        &mut self,
+        stream: &mut TcpStream,
+        deadline: Pin<&mut Sleep>,
+    ) -> Result<(), Close> {
+        if self.write.is_empty() {
+            return Ok(());
+        }
+        tokio::select! {
+            written = stream.write_all(&self.write) => written.map_err(Close::Io)?,
+            () = deadline => return Err(Close::WriteStalled),
+        }
+        self.write.clear();
+        if self.write.capacity() > BUF_KEEP {
+            self.write = Vec::with_capacity(BUF_START);
+        }
+        Ok(())
+    }
+
+    /// Make room to read: the rest of a frame whose length is known, at least
+    /// `MIN_READ_ROOM`. Allocates only when the buffer is too small for a frame.
+    fn make_read_room(&mut self) {
+        let frame_total = self
+            .read
+            .first_chunk::<4>()
+            .map_or(0, |len| u32::from_le_bytes(*len) as usize + 4);
+        let want = frame_total
+            .saturating_sub(self.read.len())
+            .max(MIN_READ_ROOM);
+        if self.read.capacity() - self.read.len() < want {
+            self.read.reserve(want);
+        }
+    }
+
+    fn log_close(&self, reason: &Close) {
+        let peer = self.peer;
+        match reason {
+            Close::Eof { pending: 0 } => tracing::debug!(%peer, "zap: peer closed the connection"),
+            Close::Eof { pending } => tracing::warn!(
+                %peer,
+                pending,
+                "zap: peer closed the connection in the middle of a frame ({pending} bytes unanswered)"
+            ),
+            Close::Shutdown => tracing::debug!(%peer, "zap: closing connection for shutdown"),
+            Close::Idle => tracing::info!(
+                %peer,
+                "zap: closing idle connection (no complete frame in {:?})",
+                self.config.idle_timeout
+            ),
+            Close::WriteStalled => tracing::warn!(
+                %peer,
+                "zap: closing connection: peer did not read its answers within {:?}",
+                self.config.idle_timeout
+            ),
+            Close::Frame(e) => tracing::warn!(%peer, "zap: closing connection: {e}"),
+            Close::Unsupported(dir) => tracing::warn!(
+                %peer,
+                "zap: closing connection: received a {dir:?} frame; this server accepts only requests (dir 1)"
+            ),
+            Close::Io(e) => tracing::info!(%peer, "zap: connection failed: {e}"),
+        }
+    }
+
+    /// Send what is left, signal end of stream, and linger briefly so unread input
+    /// does not turn the close into a reset.
+    async fn close(&mut self, stream: &mut TcpStream, reason: &Close) {
+        let writable = !matches!(reason, Close::Io(_) | Close::WriteStalled);
+        if writable && !self.write.is_empty() {
+            let _ = tokio::time::timeout(LINGER, stream.write_all(&self.write)).await;
+        }
+        let _ = tokio::time::timeout(LINGER, async {
+            let _ = stream.shutdown().await;
+            let mut sink = [0u8; 4096];
+            while let Ok(n) = stream.read(&mut sink).await {
+                if n == 0 {
+                    break;
+                }
+            }
+        })
+        .await;
+    }
+}
+
+/// Answer one request frame, appending the response frame to `write`.
+async fn answer<S: Service>(
+    service: &S,
+    envelope: &[u8],
+    out: &mut Builder,
+    write: &mut Vec<u8>,
+    results: &mut Results,
+    text: &mut String,
+    peer: SocketAddr,
+) {
+    text.clear();
+    let req = match Request::parse(envelope) {
+        Ok(req) => req,
+        Err(e) => {
+            let id = salvage_promise_id(envelope);
+            let _ = write!(text, "malformed request envelope: {e}");
+            tracing::warn!(%peer, promise_id = id, "zap: {text}");
+            return put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+        }
+    };
+    if req.promise_id == 0 {
+        text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
+        tracing::warn!(%peer, method = req.method, "zap: {text}");
+        return put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+    }
+    let payload = if req.target == NO_TARGET {
+        req.payload
+    } else {
+        match results.get(req.target) {
+            Lookup::Ok(body) => body,
+            missing => {
+                describe_missing_target(text, req.target, missing, results);
+                put_response(write, Status::BAD_REQUEST, req.promise_id, text.as_bytes());
+                results.record_failed(req.promise_id, Status::BAD_REQUEST.0);
+                return;
+            }
+        }
+    };
+    out.clear();
+    let (status, body): (Status, &[u8]) = match service.call(req.method, payload, out).await {
+        Ok(Reply::Message) => (Status::OK, out.as_bytes()),
+        Ok(Reply::Empty) => (Status::OK, &[]),
+        Err(e) => {
+            text.push_str(&e.message);
+            (e.status, text.as_bytes())
+        }
+    };
+    if body.len() > MAX_BODY {
+        let len = body.len();
+        text.clear();
+        let _ = write!(text, "response of {len} bytes does not fit a frame");
+        put_response(write, Status::INTERNAL, req.promise_id, text.as_bytes());
+        results.record_failed(req.promise_id, Status::INTERNAL.0);
+        return;
+    }
+    put_response(write, status, req.promise_id, body);
+    if status == Status::OK {
+        results.record_ok(req.promise_id, body);
+    } else {
+        results.record_failed(req.promise_id, status.0);
+    }
+}
+
+fn describe_missing_target(text: &mut String, target: u32, missing: Lookup<'_>, results: &Results) {
+    let _ = match missing {
+        Lookup::Failed(status) => write!(
+            text,
+            "target promise {target} answered {}; there is no result to pipeline on",
+            Status(status)
+        ),
+        Lookup::TooLarge(len) => write!(
+            text,
+            "the result of target promise {target} ({len} bytes) was too large to keep for pipelining (limit {} bytes)",
+            results.max_bytes()
+        ),
+        Lookup::Unknown | Lookup::Ok(_) => write!(
+            text,
+            "target promise {target} is unknown on this connection: no earlier call had that PromiseID, or its result was forgotten (the server keeps the last {} results)",
+            results.max_entries()
+        ),
+    };
+}

@@ -1,0 +1,230 @@
+//! The per-connection table of remembered call results, for promise pipelining
+//! (spec §5 `Target`).
+//!
+//! Every answered call is recorded under its PromiseID: an OK answer with a copy of its
+//! body, a failed one with its status. The table is bounded twice: at most `max_entries`
+//! records, and the bodies live in one ring of `max_bytes` bytes, so the oldest records are
+//! forgotten first. The ring is allocated once (on the first recorded body) and then
+//! reused, so recording a result allocates nothing.
+
+use std::collections::VecDeque;
+
+/// What the table knows about a PromiseID.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Lookup<'a> {
+    /// The call answered 200 with this body.
+    Ok(&'a [u8]),
+    /// The call answered with this non-200 status.
+    Failed(u32),
+    /// The call answered 200, but its body (this many bytes) was too large to keep.
+    TooLarge(u32),
+    /// No record: never called on this connection, or forgotten (evicted).
+    Unknown,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Kind {
+    Ok { start: u64, len: u32 },
+    Failed(u32),
+    TooLarge(u32),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry {
+    id: u32,
+    kind: Kind,
+}
+
+/// Bounded memory of recent results on one connection.
+#[derive(Debug)]
+pub(crate) struct Results {
+    entries: VecDeque<Entry>,
+    max_entries: usize,
+    /// The body ring; `ring.len()` grows up to `max_bytes` within its one allocation.
+    ring: Vec<u8>,
+    max_bytes: usize,
+    /// Logical write position: total bytes ever placed, counting skipped ring tails.
+    head: u64,
+}
+
+impl Results {
+    /// A table keeping at most `max_entries` results whose bodies total at most
+    /// `max_bytes`. Either limit 0 disables the table (every lookup is `Unknown`).
+    pub(crate) fn new(max_entries: usize, max_bytes: usize) -> Self {
+        Results {
+            entries: VecDeque::with_capacity(max_entries),
+            max_entries,
+            ring: Vec::new(),
+            max_bytes,
+            head: 0,
+        }
+    }
+
+    /// The most results kept.
+    pub(crate) fn max_entries(&self) -> usize {
+        self.max_entries
+    }
+
+    /// The most body bytes kept.
+    pub(crate) fn max_bytes(&self) -> usize {
+        self.max_bytes
+    }
+
+    fn enabled(&self) -> bool {
+        self.max_entries > 0 && self.max_bytes > 0
+    }
+
+    /// Remember an OK answer.
+    pub(crate) fn record_ok(&mut self, id: u32, body: &[u8]) {
+        if !self.enabled() {
+            return;
+        }
+        let Ok(len) = u32::try_from(body.len()) else {
+            return self.push(id, Kind::TooLarge(u32::MAX));
+        };
+        if body.len() > self.max_bytes {
+            return self.push(id, Kind::TooLarge(len));
+        }
+        if self.ring.capacity() < self.max_bytes {
+            self.ring.reserve_exact(self.max_bytes - self.ring.len());
+        }
+        let size = self.max_bytes as u64;
+        let mut phys = (self.head % size) as usize;
+        if phys + body.len() > self.max_bytes {
+            // Does not fit before the end of the ring: skip the tail, start over at 0.
+            self.head += size - phys as u64;
+            phys = 0;
+        }
+        let start = self.head;
+        self.head += u64::from(len);
+        // A body is intact while it lies within the last `size` logical bytes.
+        let oldest_intact = self.head.saturating_sub(size);
+        while let Some(Entry {
+            kind: Kind::Ok { start, .. },
+            ..
+        }) = self.entries.front()
+        {
+            if *start >= oldest_intact {
+                break;
+            }
+            self.entries.pop_front();
+        }
+        let end = phys + body.len();
+        if self.ring.len() < end {
+            self.ring.resize(end, 0);
+        }
+        self.ring[phys..end].copy_from_slice(body);
+        self.push(id, Kind::Ok { start, len });
+    }
+
+    /// Remember a failed answer.
+    pub(crate) fn record_failed(&mut self, id: u32, status: u32) {
+        if self.enabled() {
+            self.push(id, Kind::Failed(status));
+        }
+    }
+
+    fn push(&mut self, id: u32, kind: Kind) {
+        if self.entries.len() >= self.max_entries {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(Entry { id, kind });
+    }
+
+    /// The newest record for `id`.
+    pub(crate) fn get(&self, id: u32) -> Lookup<'_> {
+        let Some(entry) = self.entries.iter().rev().find(|e| e.id == id) else {
+            return Lookup::Unknown;
+        };
+        match entry.kind {
+            Kind::Failed(status) => Lookup::Failed(status),
+            Kind::TooLarge(len) => Lookup::TooLarge(len),
+            Kind::Ok { start, len } => {
+                if start + (self.max_bytes as u64) < self.head {
+                    // Overwritten since (normally evicted already; a failed record at
+                    // the front can hold an older body's record back).
+                    return Lookup::Unknown;
+                }
+                let phys = (start % self.max_bytes as u64) as usize;
+                match self.ring.get(phys..phys + len as usize) {
+                    Some(body) => Lookup::Ok(body),
+                    None => Lookup::Unknown,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembers_and_evicts_oldest_by_count() {
+        let mut r = Results::new(2, 1024);
+        r.record_ok(1, b"one");
+        r.record_failed(2, 500);
+        assert_eq!(r.get(1), Lookup::Ok(b"one"));
+        assert_eq!(r.get(2), Lookup::Failed(500));
+        r.record_ok(3, b"three");
+        assert_eq!(r.get(1), Lookup::Unknown);
+        assert_eq!(r.get(3), Lookup::Ok(b"three"));
+        assert_eq!(r.get(9), Lookup::Unknown);
+    }
+
+    #[test]
+    fn ring_wraps_and_forgets_overwritten_bodies() {
+        let mut r = Results::new(100, 10);
+        r.record_ok(1, b"aaaa");
+        r.record_ok(2, b"bbbb");
+        r.record_ok(3, b"cccc"); // does not fit at 8: wraps to 0, overwriting 1 only
+        assert_eq!(r.get(1), Lookup::Unknown);
+        assert_eq!(r.get(2), Lookup::Ok(b"bbbb"));
+        assert_eq!(r.get(3), Lookup::Ok(b"cccc"));
+        r.record_ok(4, b"dddd"); // at 4: overwrites 2
+        assert_eq!(r.get(2), Lookup::Unknown);
+        assert_eq!(r.get(3), Lookup::Ok(b"cccc"));
+        assert_eq!(r.get(4), Lookup::Ok(b"dddd"));
+        r.record_ok(5, b"");
+        assert_eq!(r.get(5), Lookup::Ok(b""));
+        r.record_ok(6, b"0123456789abc");
+        assert_eq!(r.get(6), Lookup::TooLarge(13));
+        for i in 0..1000u32 {
+            let body = [i as u8; 3];
+            r.record_ok(100 + i, &body);
+            assert_eq!(r.get(100 + i), Lookup::Ok(&body[..]));
+        }
+        assert!(r.ring.capacity() >= 10 && r.ring.len() <= 10);
+    }
+
+    #[test]
+    fn newest_record_wins_and_disabled_table_knows_nothing() {
+        let mut r = Results::new(4, 64);
+        r.record_ok(1, b"old");
+        r.record_failed(1, 404);
+        assert_eq!(r.get(1), Lookup::Failed(404));
+        let mut off = Results::new(0, 64);
+        off.record_ok(1, b"x");
+        assert_eq!(off.get(1), Lookup::Unknown);
+    }
+
+    #[test]
+    fn never_returns_wrong_bytes() {
+        let mut r = Results::new(16, 100);
+        let mut model: Vec<Vec<u8>> = Vec::new();
+        for i in 0..2000u32 {
+            let len = (i.wrapping_mul(2_654_435_761) % 37) as usize;
+            let body: Vec<u8> = (0..len).map(|j| (i as usize + j) as u8).collect();
+            r.record_ok(i, &body);
+            model.push(body);
+            assert_eq!(r.get(i), Lookup::Ok(&model[i as usize][..]));
+            for old in i.saturating_sub(40)..i {
+                match r.get(old) {
+                    Lookup::Ok(b) => assert_eq!(b, &model[old as usize][..], "id {old}"),
+                    Lookup::Unknown => {}
+                    other => panic!("id {old}: {other:?}"),
+                }
+            }
+        }
+    }
+}
