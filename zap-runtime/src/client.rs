@@ -1,1 +1,0 @@
-//! The async ZAP/TCP client (feature `client`).

@@ -1,0 +1,127 @@
+//! The client's two connection tasks: the writer batches queued request frames into
+//! as few writes as possible; the reader matches response frames to callers.
+
+use std::sync::Arc;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::sync::mpsc;
+
+use super::shared::{Failure, Shared};
+use crate::frame::{Direction, FrameDecoder};
+use crate::rpc::Response;
+
+/// Bytes gathered into one write at most (frames larger than this go alone).
+const WRITE_BATCH: usize = 256 << 10;
+/// Starting capacity and minimum free room of the read buffer.
+const READ_ROOM: usize = 16 << 10;
+
+/// Write queued frames until the queue closes (every `Client` dropped) or the
+/// connection closes; then send end-of-stream.
+pub(crate) async fn write_loop(
+    mut wr: OwnedWriteHalf,
+    mut queue: mpsc::Receiver<Vec<u8>>,
+    shared: Arc<Shared>,
+) {
+    let mut batch = Vec::with_capacity(READ_ROOM);
+    loop {
+        let next = tokio::select! {
+            next = queue.recv() => next,
+            () = shared.closed.cancelled() => None,
+        };
+        let Some(frame) = next else { break };
+        batch.extend_from_slice(&frame);
+        while batch.len() < WRITE_BATCH {
+            match queue.try_recv() {
+                Ok(frame) => batch.extend_from_slice(&frame),
+                Err(_) => break,
+            }
+        }
+        let written = tokio::select! {
+            written = wr.write_all(&batch) => written,
+            () = shared.closed.cancelled() => break,
+        };
+        if let Err(e) = written {
+            shared.close(Failure::Closed(format!(
+                "writing to the server failed: {e}"
+            )));
+            break;
+        }
+        batch.clear();
+        if batch.capacity() > WRITE_BATCH * 2 {
+            batch = Vec::with_capacity(READ_ROOM);
+        }
+    }
+    let _ = wr.shutdown().await;
+}
+
+/// Read response frames and resolve the matching callers until the connection ends;
+/// then close `shared` with the reason (waking everyone still waiting).
+pub(crate) async fn read_loop(mut rd: OwnedReadHalf, shared: Arc<Shared>, max_frame: u32) {
+    let mut decoder = FrameDecoder::new(max_frame);
+    let mut buf = Vec::with_capacity(READ_ROOM);
+    let failure = loop {
+        if let Err(failure) = dispatch_frames(&mut decoder, &mut buf, &shared) {
+            break failure;
+        }
+        if buf.capacity() - buf.len() < READ_ROOM / 4 {
+            buf.reserve(READ_ROOM);
+        }
+        let read = tokio::select! {
+            read = rd.read_buf(&mut buf) => read,
+            () = shared.closed.cancelled() => return,
+        };
+        match read {
+            Ok(0) if buf.is_empty() => {
+                break Failure::Closed("the server closed the connection".into())
+            }
+            Ok(0) => {
+                break Failure::Closed(format!(
+                    "the server closed the connection in the middle of a frame ({} bytes unread)",
+                    buf.len()
+                ))
+            }
+            Ok(_) => {}
+            Err(e) => break Failure::Closed(format!("reading from the server failed: {e}")),
+        }
+    };
+    tracing::debug!("zap client: connection closed: {failure:?}");
+    shared.close(failure);
+}
+
+/// Resolve every complete response frame at the front of `buf`, then drop those bytes.
+fn dispatch_frames(
+    decoder: &mut FrameDecoder,
+    buf: &mut Vec<u8>,
+    shared: &Shared,
+) -> Result<(), Failure> {
+    let mut pos = 0;
+    let result = loop {
+        let (frame, used) = match decoder.decode(&buf[pos..]) {
+            Ok(Some(decoded)) => decoded,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(Failure::Protocol(e.to_string())),
+        };
+        if frame.dir != Direction::Response {
+            break Err(Failure::Protocol(format!(
+                "server sent a {:?} frame; a client expects only responses (dir 2)",
+                frame.dir
+            )));
+        }
+        let resp = match Response::parse(frame.envelope) {
+            Ok(resp) => resp,
+            Err(e) => break Err(Failure::Protocol(format!("bad response envelope: {e}"))),
+        };
+        if !shared.resolve(resp.promise_id, resp.status, resp.body) {
+            tracing::debug!(
+                promise_id = resp.promise_id,
+                status = resp.status.0,
+                "zap client: answer for a call nobody waits for (timed out?): {}",
+                resp.body_text()
+            );
+        }
+        pos += used;
+    };
+    buf.drain(..pos);
+    result
+}

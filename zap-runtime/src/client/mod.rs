@@ -1,0 +1,256 @@
+//! The async ZAP/TCP client (feature `client`): one connection shared by any number of
+//! concurrent callers, with calls pipelined on it.
+//!
+//! Every call gets a fresh non-zero PromiseID and a slot in a table of waiting callers;
+//! its request frame goes to a writer task that batches frames into few writes; a
+//! reader task hands each response to the caller with the same PromiseID. When the
+//! connection closes, every waiting caller wakes with [`ClientError::Closed`].
+//!
+//! [`Client`] implements [`Transport`], so a generated client stub runs on it:
+//!
+//! ```no_run
+//! use zap_runtime::client::Client;
+//! use zap_runtime::Transport;
+//!
+//! # async fn run() -> Result<(), zap_runtime::ClientError> {
+//! let client = Client::connect("127.0.0.1:9000").await?;
+//! // e.g. `EthClient::new(client.clone())`; or raw:
+//! let body = client.call(1, b"").await?;
+//! # let _ = body; Ok(())
+//! # }
+//! ```
+
+mod io;
+mod shared;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpStream, ToSocketAddrs};
+use tokio::sync::mpsc;
+use tokio::time::{timeout_at, Instant};
+
+use self::shared::{Failure, Shared};
+use crate::frame::{encode_frame, Direction, DEFAULT_MAX_FRAME};
+use crate::rpc::{Request, Status, NO_TARGET};
+use crate::service::{ClientError, Transport};
+use crate::BuilderPool;
+
+/// Settings of a [`Client`].
+#[derive(Clone, Debug)]
+pub struct ClientConfig {
+    /// How long a call waits for its answer (queueing included) before failing with
+    /// [`ClientError::Timeout`]. Default 30 s.
+    pub call_timeout: Duration,
+    /// Largest accepted response frame length; a larger one closes the connection with
+    /// [`ClientError::Protocol`]. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
+    pub max_frame: u32,
+    /// How long [`Client::connect_with`] may take. Default 10 s.
+    pub connect_timeout: Duration,
+    /// Request frames queued for the writer at most; further callers wait for room.
+    /// Default 1024.
+    pub max_queued: usize,
+}
+
+impl Default for ClientConfig {
+    fn default() -> Self {
+        ClientConfig {
+            call_timeout: Duration::from_secs(30),
+            max_frame: DEFAULT_MAX_FRAME,
+            connect_timeout: Duration::from_secs(10),
+            max_queued: 1024,
+        }
+    }
+}
+
+/// A pipelined ZAP/TCP connection. Cloning is cheap and shares the connection; it is
+/// closed when the last clone is dropped.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    queue: mpsc::Sender<Vec<u8>>,
+    shared: Arc<Shared>,
+    next_id: AtomicU32,
+    builders: BuilderPool,
+    config: ClientConfig,
+    peer: SocketAddr,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.shared
+            .close(Failure::Closed("the client was dropped".into()));
+    }
+}
+
+impl core::fmt::Debug for Client {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Client")
+            .field("peer", &self.inner.peer)
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Connect with the default [`ClientConfig`].
+    pub async fn connect(addr: impl ToSocketAddrs) -> std::io::Result<Client> {
+        Client::connect_with(addr, ClientConfig::default()).await
+    }
+
+    /// Connect with `config`. Must be called within a tokio runtime (it spawns the
+    /// connection's reader and writer tasks).
+    pub async fn connect_with(
+        addr: impl ToSocketAddrs,
+        config: ClientConfig,
+    ) -> std::io::Result<Client> {
+        let stream = tokio::time::timeout(config.connect_timeout, TcpStream::connect(addr))
+            .await
+            .map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("connecting took longer than {:?}", config.connect_timeout),
+                )
+            })??;
+        stream.set_nodelay(true)?;
+        let peer = stream.peer_addr()?;
+        let (rd, wr) = stream.into_split();
+        let shared = Arc::new(Shared::default());
+        let (queue, queued) = mpsc::channel(config.max_queued.max(1));
+        tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));
+        tokio::spawn(io::read_loop(rd, Arc::clone(&shared), config.max_frame));
+        Ok(Client {
+            inner: Arc::new(Inner {
+                queue,
+                shared,
+                next_id: AtomicU32::new(1),
+                builders: BuilderPool::new(),
+                config,
+                peer,
+            }),
+        })
+    }
+
+    /// The server's address.
+    pub fn peer_addr(&self) -> SocketAddr {
+        self.inner.peer
+    }
+
+    /// Whether the connection is closed (every further call fails with
+    /// [`ClientError::Closed`]).
+    pub fn is_closed(&self) -> bool {
+        self.inner.shared.is_closed()
+    }
+
+    /// Take a fresh PromiseID (never 0; wraps after 2³² − 1 calls). Use it with
+    /// [`Client::call_raw_with_id`] to know a call's id before it is answered, so a
+    /// later call can pipeline on it (its `target`).
+    pub fn next_promise_id(&self) -> u32 {
+        loop {
+            let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+            if id != NO_TARGET {
+                return id;
+            }
+        }
+    }
+
+    /// Call method `ordinal` with `payload`, pipelined on the result of promise `target`
+    /// (0 for none). Returns the status and body as answered: a non-200 status is not
+    /// turned into an error.
+    pub async fn call_raw(
+        &self,
+        ordinal: u32,
+        target: u32,
+        payload: &[u8],
+    ) -> Result<(Status, Vec<u8>), ClientError> {
+        self.call_raw_with_id(self.next_promise_id(), ordinal, target, payload)
+            .await
+    }
+
+    /// As [`Client::call_raw`], with a PromiseID of the caller's choosing (from
+    /// [`Client::next_promise_id`]; it must not be in flight already). PromiseID 0 is
+    /// sent as given, and a server answers it 400.
+    pub async fn call_raw_with_id(
+        &self,
+        promise_id: u32,
+        ordinal: u32,
+        target: u32,
+        payload: &[u8],
+    ) -> Result<(Status, Vec<u8>), ClientError> {
+        let frame = self.encode(promise_id, ordinal, target, payload)?;
+        let deadline = Instant::now() + self.inner.config.call_timeout;
+        let shared = &self.inner.shared;
+        let answer = shared.register(promise_id)?;
+        let _abandon = Abandon { shared, promise_id };
+        let timed_out = ClientError::Timeout(self.inner.config.call_timeout);
+        match timeout_at(deadline, self.inner.queue.send(frame)).await {
+            Err(_) => return Err(timed_out),
+            Ok(Err(_)) => {
+                return Err(ClientError::Closed(
+                    "the connection's writer stopped".into(),
+                ))
+            }
+            Ok(Ok(())) => {}
+        }
+        match timeout_at(deadline, answer).await {
+            Err(_) => Err(timed_out),
+            Ok(Err(_)) => Err(ClientError::Closed(String::new())),
+            Ok(Ok(answer)) => answer.map_err(|failure| failure.to_error()),
+        }
+    }
+
+    fn encode(
+        &self,
+        promise_id: u32,
+        method: u32,
+        target: u32,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, ClientError> {
+        let mut b = self.inner.builders.get();
+        let envelope = Request {
+            method,
+            promise_id,
+            target,
+            cap: b"",
+            payload,
+        }
+        .encode(&mut b);
+        let mut frame = Vec::with_capacity(envelope.len() + crate::frame::FRAME_HEADER);
+        encode_frame(&mut frame, Direction::Request, envelope)
+            .map_err(|e| ClientError::Protocol(format!("cannot send the call: {e}")))?;
+        Ok(frame)
+    }
+}
+
+/// Removes a caller's table entry if it stops waiting before its answer arrives.
+struct Abandon<'a> {
+    shared: &'a Shared,
+    promise_id: u32,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        self.shared.abandon(self.promise_id);
+    }
+}
+
+impl Transport for Client {
+    /// Call without pipelining; a non-200 answer becomes [`ClientError::Status`] with
+    /// the body as its message.
+    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let (status, body) = self.call_raw(ordinal, NO_TARGET, payload).await?;
+        if status == Status::OK {
+            Ok(body)
+        } else {
+            Err(ClientError::Status {
+                status,
+                message: String::from_utf8_lossy(&body).into_owned(),
+            })
+        }
+    }
+}
