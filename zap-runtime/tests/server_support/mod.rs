@@ -7,7 +7,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -142,9 +142,9 @@ pub fn frame(dir: Direction, envelope: &[u8]) -> Vec<u8> {
     out
 }
 
-/// A raw connection reading response frames.
-pub struct Raw {
-    pub stream: TcpStream,
+/// Decodes answers from any byte stream.
+#[derive(Default)]
+pub struct Answers {
     buf: Vec<u8>,
     decoder: FrameDecoder,
 }
@@ -152,12 +152,42 @@ pub struct Raw {
 /// One decoded answer: (status, promise id, body).
 pub type Answer = (Status, u32, Vec<u8>);
 
+impl Answers {
+    /// The next answer read from `r`, or `None` if it closed (or failed) within 5 s.
+    pub async fn next<R: AsyncRead + Unpin>(&mut self, r: &mut R) -> Option<Answer> {
+        let read = async {
+            loop {
+                if let Some((f, used)) = self.decoder.decode(&self.buf).expect("server framing") {
+                    assert_eq!(f.dir, Direction::Response);
+                    let resp = Response::parse(f.envelope).expect("response envelope");
+                    let answer = (resp.status, resp.promise_id, resp.body.to_vec());
+                    self.buf.drain(..used);
+                    return Some(answer);
+                }
+                let mut chunk = [0u8; 4096];
+                match r.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return None,
+                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), read)
+            .await
+            .expect("an answer or a close within 5 s")
+    }
+}
+
+/// A raw connection reading response frames.
+pub struct Raw {
+    pub stream: TcpStream,
+    answers: Answers,
+}
+
 impl Raw {
     pub async fn connect(addr: SocketAddr) -> Raw {
         Raw {
             stream: TcpStream::connect(addr).await.expect("connect"),
-            buf: Vec::new(),
-            decoder: FrameDecoder::default(),
+            answers: Answers::default(),
         }
     }
 
@@ -167,25 +197,7 @@ impl Raw {
 
     /// The next answer, or `None` if the server closed the connection (within 5 s).
     pub async fn answer(&mut self) -> Option<Answer> {
-        let read = async {
-            loop {
-                if let Some((f, used)) = self.decoder.decode(&self.buf).expect("server framing") {
-                    assert_eq!(f.dir, Direction::Response);
-                    let r = Response::parse(f.envelope).expect("response envelope");
-                    let answer = (r.status, r.promise_id, r.body.to_vec());
-                    self.buf.drain(..used);
-                    return Some(answer);
-                }
-                let mut chunk = [0u8; 4096];
-                match self.stream.read(&mut chunk).await {
-                    Ok(0) | Err(_) => return None,
-                    Ok(n) => self.buf.extend_from_slice(&chunk[..n]),
-                }
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(5), read)
-            .await
-            .expect("an answer or a close within 5 s")
+        self.answers.next(&mut self.stream).await
     }
 
     /// Whether the server closes the connection (within 5 s) without another answer.
