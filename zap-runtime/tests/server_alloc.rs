@@ -1,0 +1,108 @@
+//! Zero allocations per request on a warm connection, server side: a counting global
+//! allocator (this test binary only) counts heap calls on the one thread that runs
+//! both the server and a raw client (pre-encoded requests, a fixed read buffer), while
+//! calls go through the whole path: read, frame decode, envelope parse, `Service::call`,
+//! result recording and Target lookup for pipelining, response framing, write.
+#![cfg(feature = "server")]
+
+mod server_support;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use server_support::*;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use zap_runtime::rpc::Response;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the only addition
+// is bumping a thread-local counter, which itself never allocates.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as our caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        // SAFETY: same contract as our caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+/// One answer to ADD: frame header, envelope header, response object, 24-byte body.
+const ANSWER_LEN: usize = 5 + 16 + 20 + 24;
+
+/// Send `frames` (`count` requests) and read `count` answers into `buf`.
+async fn round_trip(stream: &mut TcpStream, frames: &[u8], count: usize, buf: &mut [u8]) {
+    stream.write_all(frames).await.unwrap();
+    stream
+        .read_exact(&mut buf[..count * ANSWER_LEN])
+        .await
+        .unwrap();
+}
+
+#[test]
+fn warm_connection_allocates_nothing_per_request() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let server = TestServer::start(quick_config()).await;
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let counted_from = allocations();
+        // A call and a call pipelined on it (Target = 1: doubles the first result).
+        let mut pipelined = request_frame(ADD, 1, 0, &pair(40, 2));
+        pipelined.extend(request_frame(DOUBLE, 2, 1, b""));
+        let mut batch = Vec::new();
+        for i in 0..64 {
+            batch.extend(request_frame(ADD, 100 + i, 0, &pair(u64::from(i), 1)));
+        }
+        let mut answers = vec![0u8; 64 * ANSWER_LEN];
+
+        // Warm up: buffers, builder, the pipelining ring all the way round.
+        for _ in 0..200 {
+            round_trip(&mut stream, &pipelined, 2, &mut answers).await;
+            round_trip(&mut stream, &batch, 64, &mut answers).await;
+        }
+
+        assert!(allocations() > counted_from, "the counter sees this thread");
+        let before = allocations();
+        for _ in 0..500 {
+            round_trip(&mut stream, &pipelined, 2, &mut answers).await;
+        }
+        let doubled = Response::parse(&answers[ANSWER_LEN + 5..2 * ANSWER_LEN]).unwrap();
+        assert_eq!((doubled.promise_id, value(doubled.body)), (2, 84));
+        for _ in 0..50 {
+            round_trip(&mut stream, &batch, 64, &mut answers).await;
+        }
+        let used = allocations() - before;
+
+        // The answers are right (checked after counting: parsing is not under test).
+        let last = Response::parse(&answers[64 * ANSWER_LEN - ANSWER_LEN + 5..]).unwrap();
+        assert_eq!((last.promise_id, value(last.body)), (163, 64));
+        assert_eq!(used, 0, "heap allocations for 4 200 warm calls");
+        drop(stream);
+        server.shutdown().await;
+    });
+}
