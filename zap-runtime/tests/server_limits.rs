@@ -29,7 +29,14 @@ async fn idle_connections_are_closed() {
     let mut dribbling = Raw::connect(server.addr).await;
     dribbling.send(&[10, 0]).await;
 
+    // A call running longer than the idle timeout is still answered.
+    let mut slow = Raw::connect(server.addr).await;
+    slow.send(&request_frame(SLOW, 9, 0, &pair(500, 99))).await;
+    let (status, id, body) = slow.answer().await.expect("slow call answered");
+    assert_eq!((status, id, value(&body)), (Status::OK, 9, 99));
+
     assert!(silent.is_closed_by_server().await);
+    assert!(slow.is_closed_by_server().await);
     assert!(used.is_closed_by_server().await);
     assert!(dribbling.is_closed_by_server().await);
     server.shutdown().await;

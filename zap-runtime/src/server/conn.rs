@@ -97,12 +97,9 @@ impl Conn<'_> {
         let cancelled = shutdown.cancelled();
         tokio::pin!(cancelled);
         loop {
-            match self.answer_batch(stream, service, idle.as_mut()).await {
-                Ok(true) => idle
-                    .as_mut()
-                    .reset(Instant::now() + self.config.idle_timeout),
-                Ok(false) => {}
-                Err(close) => return close,
+            // A batch that answered anything re-arms the idle timer when it flushes.
+            if let Err(close) = self.answer_batch(stream, service, idle.as_mut()).await {
+                return close;
             }
             if let Err(close) = self.flush(stream, idle.as_mut()).await {
                 return close;
@@ -125,19 +122,19 @@ impl Conn<'_> {
     }
 
     /// Answer every complete frame in the read buffer, flushing early only when the
-    /// write buffer passes its limit. `Ok(true)` if at least one frame was complete.
+    /// write buffer passes its limit (or `max_in_flight` answers wait).
     async fn answer_batch<S: Service>(
         &mut self,
         stream: &mut TcpStream,
         service: &S,
         mut idle: Pin<&mut Sleep>,
-    ) -> Result<bool, Close> {
+    ) -> Result<(), Close> {
         let mut pos = 0;
         let mut answered = 0usize;
         let result = loop {
             let (frame, used) = match self.decoder.decode(&self.read[pos..]) {
                 Ok(Some(decoded)) => decoded,
-                Ok(None) => break Ok(pos > 0),
+                Ok(None) => break Ok(()),
                 Err(e) => break Err(Close::Frame(e)),
             };
             if frame.dir != Direction::Request {
@@ -172,16 +169,21 @@ impl Conn<'_> {
     }
 
     /// Write out every answer in the write buffer (one write call when the socket
-    /// accepts it), giving up if the peer does not take it before `deadline`.
+    /// accepts it), giving up if the peer takes none of it for the idle timeout.
+    /// Re-arms `deadline`, which then also bounds the wait for the next frame.
     async fn flush(
         &mut self,
         stream: &mut TcpStream,
-        deadline: Pin<&mut Sleep>,
+        mut deadline: Pin<&mut Sleep>,
     ) -> Result<(), Close> {
         if self.write.is_empty() {
             return Ok(());
         }
+        deadline
+            .as_mut()
+            .reset(Instant::now() + self.config.idle_timeout);
         tokio::select! {
+            biased;
             written = stream.write_all(&self.write) => written.map_err(Close::Io)?,
             () = deadline => return Err(Close::WriteStalled),
         }
