@@ -1,0 +1,67 @@
+//! `eth-rpc`: serve `eth_getBalance` over ZAP/TCP and JSON-RPC/HTTP until Ctrl-C.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+
+use clap::Parser;
+use eth_rpc::{Config, Servers};
+use zap_runtime::json::to_hex;
+
+/// Serve eth_getBalance over an in-memory ledger of 1000 seeded accounts, on ZAP/TCP
+/// (binary, e.g. with the generated EthClient) and on JSON-RPC 2.0 over HTTP
+/// (POST /rpc; GET /health). Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to
+/// see more. Ctrl-C stops both servers gracefully.
+#[derive(Debug, Parser)]
+#[command(version, about, long_about = None)]
+struct Args {
+    /// Address of the ZAP/TCP server.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9999")]
+    zap_addr: SocketAddr,
+    /// Address of the JSON-RPC over HTTP server.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8545")]
+    http_addr: SocketAddr,
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let args = Args::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match run(args).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("eth-rpc: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> std::io::Result<()> {
+    let config = Config {
+        zap_addr: args.zap_addr,
+        http_addr: args.http_addr,
+        ..Config::default()
+    };
+    let servers = Servers::bind(config).await?;
+    let http = servers.http_addr();
+    tracing::info!(zap = %servers.zap_addr(), %http, "eth-rpc serving; Ctrl-C stops");
+    if let Some(address) = eth_rpc::LedgerEth::default().ledger().address(0) {
+        tracing::info!(
+            "try: curl -s -H 'Content-Type: application/json' http://{http}/rpc -d \
+             '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":{{\"id\":1,\"block\":68943,\"account\":\"{}\"}}}}'",
+            to_hex(address)
+        );
+    }
+    servers
+        .serve(async {
+            if let Err(e) = tokio::signal::ctrl_c().await {
+                tracing::error!("cannot listen for Ctrl-C ({e}); stopping");
+            }
+        })
+        .await
+}

@@ -1,0 +1,70 @@
+//! The example over ZAP/TCP with the generated `EthClient`, and the same answers over
+//! both transports.
+
+mod support;
+
+use eth_rpc::eth::{BalanceRequest, EthClient};
+use eth_rpc::ledger::{block_hash, Ledger};
+use serde_json::json;
+use support::Running;
+use zap_runtime::client::Client;
+use zap_runtime::json::to_hex;
+
+#[tokio::test]
+async fn balance_over_zap_tcp() {
+    let server = Running::start().await;
+    let client = EthClient::new(Client::connect(server.zap).await.expect("connect"));
+    let ledger = Ledger::default();
+    for i in [0, 1, 999] {
+        let account = *ledger.address(i).expect("a seeded account");
+        let answer = client
+            .get_balance(&BalanceRequest {
+                id: i as u64,
+                block: 68943,
+                account,
+            })
+            .await
+            .expect("a balance");
+        assert_eq!(answer.id, i as u64);
+        assert_eq!(answer.balance, ledger.account(&account).balance);
+        assert_eq!(answer.nonce, ledger.account(&account).nonce);
+        assert_eq!(answer.block_hash, block_hash(68943));
+    }
+    let unknown = client
+        .get_balance(&BalanceRequest {
+            id: 5,
+            block: 1,
+            account: [0xee; 20],
+        })
+        .await
+        .expect("an answer for an unknown account");
+    assert_eq!((unknown.id, unknown.balance, unknown.nonce), (5, 0, 0));
+    drop(client);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn both_transports_agree() {
+    let server = Running::start().await;
+    let client = EthClient::new(Client::connect(server.zap).await.expect("connect"));
+    let account = *Ledger::default().address(7).expect("a seeded account");
+    let request = BalanceRequest {
+        id: 11,
+        block: 123_456,
+        account,
+    };
+    let over_zap = client.get_balance(&request).await.expect("a balance");
+    let (_, over_http) = server
+        .rpc(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "eth_getBalance",
+                    "params": {"id": 11, "block": 123_456, "account": to_hex(&account)}})
+            .to_string(),
+        )
+        .await;
+    assert_eq!(
+        over_http["result"],
+        serde_json::to_value(&over_zap).expect("the owned type serializes")
+    );
+    drop(client);
+    server.stop().await;
+}
