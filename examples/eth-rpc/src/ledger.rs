@@ -124,6 +124,35 @@ mod tests {
         }
     }
 
+    /// The accounts the README and `--help` show: changing the seed or the derivation
+    /// must change them too.
+    #[test]
+    fn documented_accounts() {
+        let ledger = Ledger::default();
+        let documented = [
+            (
+                "4725818c202ef848d7d3cce765e30646e63cdca1",
+                6_392_545_128_281_133_694,
+                671,
+            ),
+            (
+                "bc47a0be7615e674b70072f1bbdf2a40aa869cac",
+                2_166_011_245_706_151_519,
+                100,
+            ),
+            (
+                "1e94a3370487622db55f13b9d8671ed28f308846",
+                1_463_243_263_390_098_683,
+                445,
+            ),
+        ];
+        for (i, (hex, balance, nonce)) in documented.into_iter().enumerate() {
+            let address = ledger.address(i).unwrap();
+            assert_eq!(zap_runtime::json::to_hex(address), format!("0x{hex}"));
+            assert_eq!(ledger.account(address), Account { balance, nonce });
+        }
+    }
+
     #[test]
     fn unknown_account_is_empty() {
         let ledger = Ledger::default();

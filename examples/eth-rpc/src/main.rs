@@ -1,5 +1,6 @@
 //! `eth-rpc`: serve `eth_getBalance` over ZAP/TCP and JSON-RPC/HTTP until Ctrl-C.
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 
@@ -7,12 +8,27 @@ use clap::Parser;
 use eth_rpc::{Config, Servers};
 use zap_runtime::json::to_hex;
 
-/// Serve eth_getBalance over an in-memory ledger of 1000 seeded accounts, on ZAP/TCP
-/// (binary, e.g. with the generated EthClient) and on JSON-RPC 2.0 over HTTP
-/// (POST /rpc; GET /health). Logs go to stderr; set RUST_LOG (e.g. RUST_LOG=debug) to
-/// see more. Ctrl-C stops both servers gracefully.
+/// What `--help` shows after the options.
+const AFTER_HELP: &str = "\
+Serves one handler on two transports:
+  ZAP/TCP        binary calls, e.g. with the generated EthClient
+                 (cargo run -p eth-rpc --example client)
+  HTTP           JSON-RPC 2.0 at POST /rpc (single and batch), GET /health
+
+The ledger holds 1000 accounts derived from a fixed seed; the first one is
+0x4725818c202ef848d7d3cce765e30646e63cdca1. Any other address has balance 0.
+
+Example:
+  curl -s -H 'Content-Type: application/json' http://127.0.0.1:8545/rpc -d \\
+    '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":
+      {\"id\":1,\"block\":68943,\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}}'
+
+Logs go to stderr; RUST_LOG sets the level (default info, e.g. RUST_LOG=debug).
+Ctrl-C stops both servers gracefully: requests in flight are answered first.";
+
+/// Serve eth_getBalance over an in-memory ledger, on ZAP/TCP and on JSON-RPC over HTTP.
 #[derive(Debug, Parser)]
-#[command(version, about, long_about = None)]
+#[command(version, about, long_about = None, after_help = AFTER_HELP)]
 struct Args {
     /// Address of the ZAP/TCP server.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9999")]
@@ -31,6 +47,7 @@ async fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     match run(args).await {
         Ok(()) => ExitCode::SUCCESS,
