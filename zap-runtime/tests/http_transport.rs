@@ -6,7 +6,8 @@ mod http_support;
 
 use std::time::{Duration, Instant};
 
-use http_support::{error_code, request, RawClient, Server};
+use http_support::SLOW_CALLS_STARTED;
+use http_support::{error_code, request, wait_for_slow_call, RawClient, Server};
 use serde_json::json;
 use zap_runtime::http::{code, HttpConfig};
 
@@ -191,6 +192,24 @@ async fn body_exactly_at_the_limit_is_served() {
 }
 
 #[tokio::test]
+async fn body_that_does_not_arrive_in_time_is_408() {
+    let config = HttpConfig {
+        body_read_timeout: Duration::from_millis(200),
+        ..HttpConfig::default()
+    };
+    let server = Server::start(config).await;
+    let mut client = server.connect().await;
+    client
+        .send(b"POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Length: 100\r\n\r\n{\"jsonrpc\"")
+        .await;
+    let response = client.read_response().await;
+    assert_eq!(response.status, 408);
+    assert_eq!(error_code(&response.json()), code::INVALID_REQUEST);
+    assert!(client.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn keep_alive_serves_many_requests_on_one_connection() {
     let server = server().await;
     let mut client = server.connect().await;
@@ -265,6 +284,7 @@ async fn graceful_shutdown_finishes_requests_in_flight() {
         .await;
     assert_eq!(response.status, 200);
 
+    let before = SLOW_CALLS_STARTED.load(std::sync::atomic::Ordering::SeqCst);
     let body = request(json!("slow"), "calc_slow", json!([300]));
     let head = format!(
         "POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Length: {}\r\n\r\n",
@@ -272,7 +292,7 @@ async fn graceful_shutdown_finishes_requests_in_flight() {
     );
     busy.send(head.as_bytes()).await;
     busy.send(body.as_bytes()).await;
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    wait_for_slow_call(before).await;
     server.begin_shutdown();
 
     // The idle keep-alive connection is closed; the slow call is still answered.

@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses a different part
 
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -74,6 +75,21 @@ impl ZapStruct for Number {
     fn write_fields(&self, obj: &mut ObjectBuilder<'_>) {
         obj.set_u64(0, self.value);
     }
+}
+
+/// How many `calc_slow` calls have started, so a test can wait for one to be in flight.
+pub static SLOW_CALLS_STARTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Wait (up to 5 s) until more than `before` `calc_slow` calls have started.
+pub async fn wait_for_slow_call(before: usize) {
+    let started = async {
+        while SLOW_CALLS_STARTED.load(Ordering::SeqCst) <= before {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), started)
+        .await
+        .expect("the slow call starts within 5 s");
 }
 
 /// A hand-written service with one method per behaviour the HTTP layer must handle.
@@ -181,6 +197,7 @@ impl Service for Calc {
             }
             4 => {
                 let ms = number()?.value;
+                SLOW_CALLS_STARTED.fetch_add(1, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
                 Number { value: ms }.encode(out);
                 Ok(Reply::Message)
