@@ -8,6 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::parse::{parse, Body};
 use crate::json::ParamsError;
 use crate::rpc::Status;
 use crate::service::{CallError, MethodInfo, Reply, Service};
@@ -140,35 +141,33 @@ fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
 /// Returns the response body, or `None` when there is nothing to answer because every
 /// call was a notification (the HTTP layer answers 204 then). Batch members run one
 /// after another, in order; a batch longer than `max_batch` (or empty) is refused whole
-/// with one -32600 error.
+/// with one -32600 error, and the members of a batch over the limit are counted but
+/// never built.
 pub async fn handle_jsonrpc<S: Service>(
     service: &S,
     pool: &BuilderPool,
     body: &[u8],
     max_batch: usize,
 ) -> Option<Vec<u8>> {
-    let request: Value = match serde_json::from_slice(body) {
-        Ok(v) => v,
+    let parsed = match parse(body, max_batch) {
+        Ok(parsed) => parsed,
         Err(e) => return Some(error_body(RpcError::parse_error(e))),
     };
-    match request {
-        Value::Array(batch) if batch.is_empty() => Some(error_body(RpcError::invalid_request(
+    match parsed {
+        Body::Batch(batch) if batch.is_empty() => Some(error_body(RpcError::invalid_request(
             "a batch must contain at least one request",
         ))),
-        Value::Array(batch) if batch.len() > max_batch => {
-            Some(error_body(RpcError::invalid_request(format!(
-                "a batch of {} requests exceeds this server's limit of {max_batch}",
-                batch.len()
-            ))))
-        }
-        Value::Array(batch) => {
+        Body::TooLarge(count) => Some(error_body(RpcError::invalid_request(format!(
+            "a batch of {count} requests exceeds this server's limit of {max_batch}"
+        )))),
+        Body::Batch(batch) => {
             let mut responses = Vec::new();
             for call in batch {
                 responses.extend(handle_one(service, pool, call).await);
             }
             (!responses.is_empty()).then(|| to_json(&responses))
         }
-        single => handle_one(service, pool, single).await.map(|r| to_json(&r)),
+        Body::Single(single) => handle_one(service, pool, single).await.map(|r| to_json(&r)),
     }
 }
 

@@ -71,6 +71,7 @@
 //! [`Service::call`]: crate::Service::call
 
 mod jsonrpc;
+mod parse;
 mod routes;
 mod server;
 
@@ -83,6 +84,8 @@ pub use server::serve_http;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfig {
     /// Largest request body accepted, in bytes (default 4 MiB); larger ones get 413.
+    /// A request's memory is bounded by a small multiple of this: its parsed JSON
+    /// (a JSON value takes up to about 16 times its shortest text, e.g. `[0,0,…]`).
     pub max_body: usize,
     /// Most calls in one batch (default 1000); larger batches get one -32600 error.
     pub max_batch: usize,
