@@ -1,14 +1,21 @@
 //! What generated code (from `zapc` or `#[derive(Zap)]`) implements, and the list
 //! helpers it calls, so the per-struct code stays small.
 
+use core::marker::PhantomData;
+
 use crate::build::{Builder, ListRef, ObjectBuilder};
 use crate::error::ParseError;
-use crate::read::{Message, Object};
+use crate::read::{Message, Messages, Object, StridedObjects};
 
 /// A struct of a schema: an owned Rust value that knows its layout.
 ///
-/// Generated for every schema struct. The reader type is the zero-copy view; the owned
+/// Generated for every schema struct and by `#[derive(Zap)]`. The reader type is the zero-copy view; the owned
 /// type converts to and from it and writes itself through a [`Builder`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a ZAP struct",
+    label = "not a ZAP struct",
+    note = "derive it with `#[derive(Zap)]`, or generate it from a schema with zapc"
+)]
 pub trait ZapStruct: Sized {
     /// The schema name (`BalanceRequest`).
     const NAME: &'static str;
@@ -142,5 +149,70 @@ pub fn read_struct_list<T: ZapStruct>(list: crate::List<'_>) -> Vec<T> {
         list.messages()
             .map(|o| T::from_reader(T::reader(o)))
             .collect()
+    }
+}
+
+/// View a `list<T>` of structs as readers, in the shape the spec assigns, chosen by
+/// `T::INLINE` at compile time: strided for all-inline structs, framed otherwise.
+/// Zero-copy and allocation-free. Generated getters call this, so code generated for one
+/// struct needs no fact about another struct's layout.
+pub fn struct_list<T: ZapStruct>(list: crate::List<'_>) -> Structs<'_, T> {
+    let objects = if T::INLINE {
+        StructObjects::Strided(list.objects(T::SIZE))
+    } else {
+        StructObjects::Framed(list.messages())
+    };
+    Structs {
+        objects,
+        _elem: PhantomData,
+    }
+}
+
+/// Iterator over a `list<T>` of structs, yielding `T`'s readers. See [`struct_list`].
+pub struct Structs<'a, T> {
+    objects: StructObjects<'a>,
+    _elem: PhantomData<fn() -> T>,
+}
+
+#[derive(Clone, Debug)]
+enum StructObjects<'a> {
+    Strided(StridedObjects<'a>),
+    Framed(Messages<'a>),
+}
+
+impl<T> Clone for Structs<'_, T> {
+    fn clone(&self) -> Self {
+        Structs {
+            objects: self.objects.clone(),
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<T> core::fmt::Debug for Structs<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Structs")
+            .field("objects", &self.objects)
+            .finish()
+    }
+}
+
+impl<'a, T: ZapStruct> Iterator for Structs<'a, T> {
+    type Item = T::Reader<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<T::Reader<'a>> {
+        let obj = match &mut self.objects {
+            StructObjects::Strided(it) => it.next()?,
+            StructObjects::Framed(it) => it.next()?,
+        };
+        Some(T::reader(obj))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match &self.objects {
+            StructObjects::Strided(it) => it.size_hint(),
+            StructObjects::Framed(it) => it.size_hint(),
+        }
     }
 }

@@ -39,6 +39,21 @@ pub struct Struct {
     /// How a `list<ThisStruct>` is laid out: strided when every field is a scalar or
     /// `bytes_fixed`, framed otherwise.
     pub list_shape: ListShape,
+    /// Set when the struct was declared in Rust (`#[derive(Zap)]`): how Rust spells it.
+    /// `None` for schema structs, whose Rust names follow the naming conventions.
+    pub rust: Option<RustStruct>,
+}
+
+/// The Rust side of a struct declared in Rust: only what the wire layout does not say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustStruct {
+    /// The struct's identifier (the schema name may differ with `#[zap(rename)]`).
+    pub ident: proc_macro2::Ident,
+    /// The struct's visibility, given to the generated reader and builder types.
+    pub vis: syn::Visibility,
+    /// Fields that are not on the wire (`#[zap(skip)]`): zero-filled with `Default` when
+    /// a value is read.
+    pub skipped: Vec<proc_macro2::Ident>,
 }
 
 /// One field of a struct.
@@ -54,6 +69,23 @@ pub struct Field {
     pub offset: u32,
     /// Slot width in bytes (see [`Type::slot_width`]).
     pub width: u32,
+    /// Set when the field was declared in Rust (`#[derive(Zap)]`). `None` for schema
+    /// fields.
+    pub rust: Option<RustField>,
+}
+
+/// The Rust side of a field declared in Rust.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RustField {
+    /// The field's identifier: the owned field, the getter and the setter are named after
+    /// it (the schema name, used for JSON, may differ with `#[zap(rename)]`).
+    pub ident: proc_macro2::Ident,
+    /// The field's type as written.
+    pub ty: syn::Type,
+    /// The struct type that a [`Type::Struct`] in this field's type stands for (the
+    /// pointer's target or the list's element), as written, so that generated code names
+    /// it by its path and errors point at it.
+    pub struct_ty: Option<syn::Type>,
 }
 
 /// Fixed-width scalar types, including `bool`.
@@ -160,7 +192,23 @@ pub struct List {
     /// The element type. Never a list (lists of lists are rejected by the checker).
     /// For `list<ptr<T>>` this is `Type::Struct(T)` and `shape` is [`ListShape::Pointer`].
     pub elem: Type,
+    /// The shape. For a list of structs, generated code takes the shape from the element's
+    /// `ZapStruct::INLINE` at compile time instead (a derive sees one struct only, so both
+    /// front ends do the same); a struct declared in Rust records `Framed` here for a
+    /// list of another Rust struct, whose layout it cannot see.
     pub shape: ListShape,
+}
+
+impl ListShape {
+    /// The shape of a `list<S>` for a struct `S` of fixed size `size`: strided when every
+    /// field is inline (scalars, `bytes_fixed`), framed otherwise.
+    pub fn of_struct(all_inline: bool, size: u32) -> ListShape {
+        if all_inline {
+            ListShape::Strided { width: size }
+        } else {
+            ListShape::Framed
+        }
+    }
 }
 
 /// The three list shapes of spec §2.

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, SchemaFile, StructDecl, TypeExpr};
 use crate::diag::Diagnostic;
 use crate::ir;
-use layout::{object_size, place_slots};
+use layout::{lay_out_struct, object_size, place_slots, FieldSpec};
 use symbols::{Resolved, Symbols};
 
 /// Lay out every struct and number every method of a checked file.
@@ -55,11 +55,7 @@ impl StructShapes {
                         | Some(Resolved::BytesFixed(_))
                 )
             });
-            let shape = if all_inline {
-                ir::ListShape::Strided { width: size }
-            } else {
-                ir::ListShape::Framed
-            };
+            let shape = ir::ListShape::of_struct(all_inline, size);
             by_name
                 .entry(decl.name.text.clone())
                 .or_insert((size, shape));
@@ -95,36 +91,26 @@ struct Lowering<'s, 'a> {
 
 impl<'a> Lowering<'_, 'a> {
     fn structure(&self, decl: &'a StructDecl) -> Result<ir::Struct, Diagnostic> {
-        let slots = place_slots(self.symbols, &decl.fields)
-            .ok_or_else(|| unchecked(&decl.name.span, "struct layout"))?;
         let mut fields = Vec::with_capacity(decl.fields.len());
-        for (field, slot) in decl.fields.iter().zip(&slots) {
-            let offset = u32::try_from(slot.offset);
-            let width = u32::try_from(slot.width);
-            let (Ok(offset), Ok(width)) = (offset, width) else {
-                return Err(unchecked(&field.name.span, "field offset"));
+        for field in &decl.fields {
+            let offset = match &field.offset {
+                Some(number) => Some(
+                    number
+                        .as_u32()
+                        .ok_or_else(|| unchecked(&number.span, "field offset"))?,
+                ),
+                None => None,
             };
-            fields.push(ir::Field {
+            fields.push(FieldSpec {
                 name: field.name.text.clone(),
                 doc: field.doc.clone(),
                 ty: self.field_type(&field.ty)?,
                 offset,
-                width,
+                rust: None,
             });
         }
-        let (size, list_shape) = self
-            .shapes
-            .by_name
-            .get(&decl.name.text)
-            .copied()
-            .ok_or_else(|| unchecked(&decl.name.span, "struct size"))?;
-        Ok(ir::Struct {
-            name: decl.name.text.clone(),
-            doc: decl.doc.clone(),
-            fields,
-            size,
-            list_shape,
-        })
+        lay_out_struct(decl.name.text.clone(), decl.doc.clone(), fields, None)
+            .map_err(|_| unchecked(&decl.name.span, "struct layout"))
     }
 
     /// The concrete type of a field (or list element).

@@ -9,10 +9,17 @@ use crate::ir::{Field, ListShape, Scalar, Type};
 
 /// Everything generated for one field.
 pub struct FieldCode {
-    /// The owned struct's field, with its serde attributes.
+    /// The field's identifier in the owned struct.
+    pub ident: Ident,
+    /// The owned struct's field type (the Rust type as written, for a field declared in
+    /// Rust).
+    pub owned_ty: TokenStream,
+    /// The owned struct's field (schema structs only).
     pub owned: TokenStream,
-    /// `name: <zero value>` for the owned type's `Default`.
-    pub default: TokenStream,
+    /// The zero value of the owned field (`Default`, and absent JSON fields).
+    pub zero: TokenStream,
+    /// The field's attributes in the JSON mapping: rename and `with`.
+    pub json_attrs: TokenStream,
     /// The reader's getter.
     pub getter: TokenStream,
     /// `name: <from reader r>` for `ZapStruct::from_reader`.
@@ -28,13 +35,43 @@ pub struct FieldCode {
 /// Names the getters of a reader must not take (they are the reader's own methods).
 const READER_METHODS: &[&str] = &["from_object", "parse", "as_object", "to_value"];
 
+/// The snake_case Rust name of a field: its identifier (unescaped) when declared in
+/// Rust, the snake_case schema name otherwise. Getters, setters and offset constants are
+/// named after it.
+fn rust_name(field: &Field) -> String {
+    match &field.rust {
+        Some(rust) => syn::ext::IdentExt::unraw(&rust.ident).to_string(),
+        None => names::snake(&field.name),
+    }
+}
+
+/// The field's identifier in the owned struct.
+fn owned_ident(field: &Field) -> Ident {
+    match &field.rust {
+        Some(rust) => rust.ident.clone(),
+        None => names::field_ident(&field.name),
+    }
+}
+
 /// The reader getter's identifier for a field.
 pub fn getter_ident(field: &Field) -> Ident {
-    let snake = names::snake(&field.name);
+    let snake = rust_name(field);
     if READER_METHODS.contains(&snake.as_str()) {
         format_ident!("{snake}_field")
     } else {
-        names::field_ident(&field.name)
+        names::ident(&snake)
+    }
+}
+
+/// The Rust type a [`Type::Struct`] in this field's type stands for: the path written in
+/// Rust, or the schema name.
+fn struct_type(field: &Field, name: &str) -> TokenStream {
+    match field.rust.as_ref().and_then(|r| r.struct_ty.as_ref()) {
+        Some(ty) => quote!(#ty),
+        None => {
+            let ident = names::type_ident(name);
+            quote!(#ident)
+        }
     }
 }
 
@@ -76,14 +113,15 @@ fn doc_attrs(doc: &[String]) -> TokenStream {
 
 /// Generate the code of one field.
 pub fn field_code(field: &Field, rt: &syn::Path) -> FieldCode {
-    let name = names::field_ident(&field.name);
+    let name = owned_ident(field);
     let getter = getter_ident(field);
-    let setter = format_ident!("set_{}", names::snake(&field.name));
-    let setter_at = format_ident!("set_{}_at", names::snake(&field.name));
+    let snake = rust_name(field);
+    let setter = format_ident!("set_{}", snake);
+    let setter_at = format_ident!("set_{}_at", snake);
     let off = lit(field.offset);
     let json = names::json_key(&field.name);
     let doc = doc_attrs(&field.doc);
-    let offset_name = names::offset_const(&field.name);
+    let offset_name = names::offset_const(&snake);
     let offset_doc = format!(" Byte offset of `{}` in the fixed section.", field.name);
     let offset_const = quote! {
         #[doc = #offset_doc]
@@ -91,7 +129,7 @@ pub fn field_code(field: &Field, rt: &syn::Path) -> FieldCode {
     };
     let value = quote!(self.#name);
     let got = quote!(r.#getter());
-    let parts = TypeCode::of(&field.ty, rt, &off, &value, &got);
+    let parts = TypeCode::of(field, rt, &off, &value, &got);
     let TypeCode {
         owned_ty,
         zero,
@@ -104,10 +142,15 @@ pub fn field_code(field: &Field, rt: &syn::Path) -> FieldCode {
         with,
     } = parts;
     let with_attr = with.map(|m| serde_with(rt, m)).unwrap_or_default();
+    let owned_ty = match &field.rust {
+        Some(rust) => {
+            let ty = &rust.ty;
+            quote!(#ty)
+        }
+        None => owned_ty,
+    };
     let owned = quote! {
         #doc
-        #[serde(rename = #json)]
-        #with_attr
         pub #name: #owned_ty,
     };
     let getter_fn = quote! {
@@ -142,8 +185,14 @@ pub fn field_code(field: &Field, rt: &syn::Path) -> FieldCode {
         TokenStream::new()
     };
     FieldCode {
+        ident: name.clone(),
+        owned_ty,
         owned,
-        default: quote!(#name: #zero,),
+        zero,
+        json_attrs: quote! {
+            #[serde(rename = #json)]
+            #with_attr
+        },
         getter: getter_fn,
         from_reader: quote!(#name: #from_reader,),
         write,
@@ -177,14 +226,14 @@ struct TypeCode {
 
 impl TypeCode {
     fn of(
-        ty: &Type,
+        field: &Field,
         rt: &syn::Path,
         off: &Literal,
         v: &TokenStream,
         got: &TokenStream,
     ) -> TypeCode {
         let off = off.clone();
-        match ty {
+        match &field.ty {
             Type::Scalar(s) => {
                 let t = scalar_type(*s);
                 let with = match s {
@@ -209,7 +258,7 @@ impl TypeCode {
                 let o = off.clone();
                 TypeCode {
                     owned_ty: quote!(::std::string::String),
-                    zero: quote!(::std::string::String::new()),
+                    zero: quote!(::core::default::Default::default()),
                     getter_ty: quote!(&'a str),
                     getter_body: quote!(self.obj.text(#off)),
                     from_reader: quote!(::std::string::String::from(#got)),
@@ -223,7 +272,7 @@ impl TypeCode {
                 let o = off.clone();
                 TypeCode {
                     owned_ty: quote!(::std::vec::Vec<u8>),
-                    zero: quote!(::std::vec::Vec::new()),
+                    zero: quote!(::core::default::Default::default()),
                     getter_ty: quote!(&'a [u8]),
                     getter_body: quote!(self.obj.bytes(#off)),
                     from_reader: quote!(#got.to_vec()),
@@ -249,18 +298,18 @@ impl TypeCode {
                 }
             }
             Type::Struct(name) => {
-                let owned = names::type_ident(name);
-                let reader = names::suffixed(name, "Reader");
+                let owned = struct_type(field, name);
                 let o = off.clone();
                 TypeCode {
                     owned_ty: quote!(::core::option::Option<::std::boxed::Box<#owned>>),
                     zero: quote!(::core::option::Option::None),
-                    getter_ty: quote!(::core::option::Option<#reader<'a>>),
+                    getter_ty: quote!(::core::option::Option<<#owned as #rt::ZapStruct>::Reader<'a>>),
                     getter_body: quote! {
                         let obj = self.obj.object(#off);
-                        if obj.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(#reader::from_object(obj)) }
+                        if obj.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(<#owned as #rt::ZapStruct>::reader(obj)) }
                     },
-                    from_reader: quote!(#got.map(|c| ::std::boxed::Box::new(<#owned as #rt::ZapStruct>::from_reader(c)))),
+                    // `From` boxes for `Option<Box<T>>` and is the identity for `Option<T>`.
+                    from_reader: quote!(#got.map(|c| ::core::convert::From::from(<#owned as #rt::ZapStruct>::from_reader(c)))),
                     write: quote! {
                         if let ::core::option::Option::Some(child) = &#v {
                             let at = <#owned as #rt::ZapStruct>::write(child, obj.builder());
@@ -275,11 +324,12 @@ impl TypeCode {
                     with: None,
                 }
             }
-            Type::List(list) => Self::list(&list.elem, list.shape, rt, off, v, got),
+            Type::List(list) => Self::list(field, &list.elem, list.shape, rt, off, v, got),
         }
     }
 
     fn list(
+        field: &Field,
         elem: &Type,
         shape: ListShape,
         rt: &syn::Path,
@@ -333,37 +383,23 @@ impl TypeCode {
                 Some("hex_bytes_list"),
             ),
             (Type::Struct(name), ListShape::Pointer) => {
-                let owned = names::type_ident(name);
-                let reader = names::suffixed(name, "Reader");
+                let owned = struct_type(field, name);
                 (
                     quote!(::core::option::Option<#owned>),
-                    quote!(impl ::core::iter::Iterator<Item = ::core::option::Option<#reader<'a>>> + ::core::clone::Clone + 'a),
-                    quote!(self.obj.list(#off).pointers().map(|o| if o.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(#reader::from_object(o)) })),
+                    quote!(impl ::core::iter::Iterator<Item = ::core::option::Option<<#owned as #rt::ZapStruct>::Reader<'a>>> + ::core::clone::Clone + 'a),
+                    quote!(self.obj.list(#off).pointers().map(|o| if o.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(<#owned as #rt::ZapStruct>::reader(o)) })),
                     quote!(#got.map(|o| o.map(<#owned as #rt::ZapStruct>::from_reader)).collect()),
                     quote!(#rt::write_pointer_list),
                     None,
                 )
             }
-            (Type::Struct(name), ListShape::Strided { width }) => {
-                let owned = names::type_ident(name);
-                let reader = names::suffixed(name, "Reader");
-                let w = lit(width);
+            // Strided or framed: `T::INLINE` decides, at compile time, in the runtime.
+            (Type::Struct(name), _) => {
+                let owned = struct_type(field, name);
                 (
                     quote!(#owned),
-                    quote!(impl ::core::iter::ExactSizeIterator<Item = #reader<'a>> + ::core::clone::Clone + 'a),
-                    quote!(self.obj.list(#off).objects(#w).map(#reader::from_object)),
-                    quote!(#got.map(<#owned as #rt::ZapStruct>::from_reader).collect()),
-                    quote!(#rt::write_struct_list),
-                    None,
-                )
-            }
-            (Type::Struct(name), ListShape::Framed) => {
-                let owned = names::type_ident(name);
-                let reader = names::suffixed(name, "Reader");
-                (
-                    quote!(#owned),
-                    quote!(impl ::core::iter::Iterator<Item = #reader<'a>> + ::core::clone::Clone + 'a),
-                    quote!(self.obj.list(#off).messages().map(#reader::from_object)),
+                    quote!(#rt::Structs<'a, #owned>),
+                    quote!(#rt::struct_list::<#owned>(self.obj.list(#off))),
                     quote!(#got.map(<#owned as #rt::ZapStruct>::from_reader).collect()),
                     quote!(#rt::write_struct_list),
                     None,
@@ -384,7 +420,7 @@ impl TypeCode {
         let w = writer.clone();
         TypeCode {
             owned_ty: quote!(::std::vec::Vec<#elem_ty>),
-            zero: quote!(::std::vec::Vec::new()),
+            zero: quote!(::core::default::Default::default()),
             getter_ty,
             getter_body,
             from_reader,

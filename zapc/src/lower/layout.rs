@@ -5,6 +5,7 @@
 //! so a slot ending past `u32::MAX` is representable and can be reported, never wrapped.
 
 use crate::ast::{FieldDecl, TypeExpr};
+use crate::ir;
 
 use super::symbols::{Resolved, Symbols};
 
@@ -43,19 +44,119 @@ pub fn slot_width<'a>(symbols: &Symbols<'a>, ty: &'a TypeExpr) -> Option<u64> {
 /// Place every field of a struct, in declaration order. `None` when some field's width is
 /// unknown or an explicit offset does not fit `u32` (both reported by their own rules).
 pub fn place_slots<'a>(symbols: &Symbols<'a>, fields: &'a [FieldDecl]) -> Option<Vec<Slot>> {
+    let specs = fields
+        .iter()
+        .map(|field| {
+            let width = slot_width(symbols, &field.ty)?;
+            let offset = match &field.offset {
+                Some(number) => Some(u64::from(number.as_u32()?)),
+                None => None,
+            };
+            Some((width, offset))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(place(specs))
+}
+
+/// The placement rule itself, for any front end: `(width, explicit offset)` of each field
+/// in declaration order to its slot.
+pub fn place(fields: impl IntoIterator<Item = (u64, Option<u64>)>) -> Vec<Slot> {
     let mut cursor = 0u64;
-    let mut slots = Vec::with_capacity(fields.len());
-    for field in fields {
-        let width = slot_width(symbols, &field.ty)?;
-        let offset = match &field.offset {
-            Some(number) => u64::from(number.as_u32()?),
-            None => cursor,
+    let mut slots = Vec::new();
+    for (width, offset) in fields {
+        let slot = Slot {
+            offset: offset.unwrap_or(cursor),
+            width,
         };
-        let slot = Slot { offset, width };
         cursor = slot.end();
         slots.push(slot);
     }
-    Some(slots)
+    slots
+}
+
+/// A field before layout: what a front end knows about it.
+#[derive(Debug, Clone)]
+pub struct FieldSpec {
+    pub name: String,
+    pub doc: Vec<String>,
+    pub ty: ir::Type,
+    /// The explicit offset (`@N`, `#[zap(offset = N)]`), if any.
+    pub offset: Option<u32>,
+    pub rust: Option<ir::RustField>,
+}
+
+/// Why fields cannot be laid out. Indexes are positions in the field list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LayoutError {
+    /// Field `field` shares bytes with the earlier field `other`.
+    Overlap {
+        field: usize,
+        slot: Slot,
+        other: usize,
+        other_slot: Slot,
+    },
+    /// Field `field` ends past `u32::MAX`.
+    TooLarge { field: usize, end: u64 },
+}
+
+/// Lay out a struct: place every field, refuse overlaps and sizes past 32 bits (every
+/// problem is reported), compute the size and the shape of a list of it. The schema
+/// front end (after its checks) and `#[derive(Zap)]` both build their structs here.
+pub fn lay_out_struct(
+    name: String,
+    doc: Vec<String>,
+    fields: Vec<FieldSpec>,
+    rust: Option<ir::RustStruct>,
+) -> Result<ir::Struct, Vec<LayoutError>> {
+    let slots = place(
+        fields
+            .iter()
+            .map(|f| (u64::from(f.ty.slot_width()), f.offset.map(u64::from))),
+    );
+    let mut errors = Vec::new();
+    for (index, slot) in slots.iter().enumerate() {
+        if slot.end() > u64::from(u32::MAX) {
+            errors.push(LayoutError::TooLarge {
+                field: index,
+                end: slot.end(),
+            });
+        }
+        if let Some(other) = slots[..index].iter().position(|e| e.overlaps(slot)) {
+            errors.push(LayoutError::Overlap {
+                field: index,
+                slot: *slot,
+                other,
+                other_slot: slots[other],
+            });
+        }
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    // Every slot ends within 32 bits (checked above), so these conversions hold.
+    let to_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    let size = to_u32(object_size(&slots));
+    let all_inline = fields.iter().all(|f| f.ty.is_inline());
+    let fields = fields
+        .into_iter()
+        .zip(&slots)
+        .map(|(f, slot)| ir::Field {
+            name: f.name,
+            doc: f.doc,
+            ty: f.ty,
+            offset: to_u32(slot.offset),
+            width: to_u32(slot.width),
+            rust: f.rust,
+        })
+        .collect();
+    Ok(ir::Struct {
+        name,
+        doc,
+        fields,
+        size,
+        list_shape: ir::ListShape::of_struct(all_inline, size),
+        rust,
+    })
 }
 
 /// The fixed size of an object: the largest slot end (0 without fields).
