@@ -8,7 +8,7 @@
 mod fields;
 pub mod names;
 mod service;
-mod structs;
+pub mod structs;
 
 use proc_macro2::TokenStream;
 use quote::quote;

@@ -1,0 +1,133 @@
+//! `#[zap(...)]` attributes: on the struct `crate = "path"` and `rename = "Name"`; on a
+//! field `offset = N`, `rename = "Name"` and `skip`.
+
+use syn::spanned::Spanned;
+use syn::{Attribute, LitInt, LitStr};
+
+use crate::ctxt::Ctxt;
+
+/// The struct's `#[zap(...)]` options.
+#[derive(Default)]
+pub struct StructAttrs {
+    /// `crate = "..."`: the runtime's path in the generated code.
+    pub runtime: Option<syn::Path>,
+    /// `rename = "..."`: the schema name (`ZapStruct::NAME`).
+    pub rename: Option<LitStr>,
+}
+
+/// A field's `#[zap(...)]` options.
+#[derive(Default)]
+pub struct FieldAttrs {
+    /// `offset = N` with the literal, for error spans.
+    pub offset: Option<(u32, LitInt)>,
+    /// `rename = "..."`: the schema name (its lowerCamelCase is the JSON key).
+    pub rename: Option<LitStr>,
+    /// `skip`: not on the wire (the field is filled with `Default` when read).
+    pub skip: Option<proc_macro2::Span>,
+}
+
+fn zap_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    attrs.iter().filter(|a| a.path().is_ident("zap"))
+}
+
+/// Record a repeated key as an error; true when the key is new.
+fn first_time<T>(cx: &Ctxt, slot: &Option<T>, key: &syn::Path) -> bool {
+    if slot.is_some() {
+        cx.error_at(
+            key,
+            format!("duplicate `{}` in #[zap(...)]", path_name(key)),
+        );
+        false
+    } else {
+        true
+    }
+}
+
+fn path_name(path: &syn::Path) -> String {
+    quote::quote!(#path).to_string().replace(' ', "")
+}
+
+/// Parse the struct's attributes; problems go to `cx`.
+pub fn struct_attrs(cx: &Ctxt, attrs: &[Attribute]) -> StructAttrs {
+    let mut out = StructAttrs::default();
+    for attr in zap_attrs(attrs) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("crate") {
+                let lit: LitStr = meta.value()?.parse()?;
+                let path = lit.parse::<syn::Path>().map_err(|_| {
+                    syn::Error::new(
+                        lit.span(),
+                        "`crate` takes the runtime's path, such as \"::zap_runtime\"",
+                    )
+                })?;
+                if first_time(cx, &out.runtime, &meta.path) {
+                    out.runtime = Some(path);
+                }
+            } else if meta.path.is_ident("rename") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if first_time(cx, &out.rename, &meta.path) {
+                    out.rename = Some(lit);
+                }
+            } else {
+                let key = path_name(&meta.path);
+                return Err(meta.error(format!(
+                    "unknown zap attribute `{key}` on a struct; expected `crate = \"...\"` or `rename = \"...\"`"
+                )));
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            cx.push(e);
+        }
+    }
+    out
+}
+
+/// Parse a field's attributes; problems go to `cx`.
+pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in zap_attrs(attrs) {
+        let parsed = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("offset") {
+                let lit: LitInt = meta.value()?.parse()?;
+                let n = lit.base10_parse::<u32>().map_err(|_| {
+                    syn::Error::new(
+                        lit.span(),
+                        "`offset` is a byte position in the fixed section: an integer from 0 to 4294967295",
+                    )
+                })?;
+                if first_time(cx, &out.offset, &meta.path) {
+                    out.offset = Some((n, lit));
+                }
+            } else if meta.path.is_ident("rename") {
+                let lit: LitStr = meta.value()?.parse()?;
+                if lit.value().is_empty() {
+                    return Err(syn::Error::new(lit.span(), "`rename` needs a non-empty name"));
+                }
+                if first_time(cx, &out.rename, &meta.path) {
+                    out.rename = Some(lit);
+                }
+            } else if meta.path.is_ident("skip") {
+                if first_time(cx, &out.skip, &meta.path) {
+                    out.skip = Some(meta.path.span());
+                }
+            } else {
+                let key = path_name(&meta.path);
+                return Err(meta.error(format!(
+                    "unknown zap attribute `{key}` on a field; expected `offset = N`, `rename = \"...\"` or `skip`"
+                )));
+            }
+            Ok(())
+        });
+        if let Err(e) = parsed {
+            cx.push(e);
+        }
+    }
+    if let (Some(skip), true) = (out.skip, out.offset.is_some() || out.rename.is_some()) {
+        cx.push(syn::Error::new(
+            skip,
+            "a skipped field is not on the wire: it takes no `offset` or `rename`",
+        ));
+    }
+    out
+}

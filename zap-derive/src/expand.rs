@@ -1,0 +1,231 @@
+//! A `#[derive(Zap)]` input to zapc's IR, then zapc's code generator: the same layout
+//! rules (`zapc::lower::layout::lay_out_struct`) and the same code (`structs::generate`
+//! with the owned definition left to the user) as a `.zap` schema.
+
+use heck::ToUpperCamelCase;
+use proc_macro2::TokenStream;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields};
+
+use zapc::codegen::{structs, Options};
+use zapc::ir;
+use zapc::lower::layout::{lay_out_struct, FieldSpec, LayoutError};
+
+use crate::attr::{field_attrs, struct_attrs};
+use crate::ctxt::Ctxt;
+use crate::types::map_field;
+
+/// The expansion of `#[derive(Zap)]` for `input`, or every error found, each at its token.
+pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let (structure, opts) = lower(input)?;
+    let schema = ir::Schema {
+        source_name: String::new(),
+        package: None,
+        structs: Vec::new(),
+        interfaces: Vec::new(),
+    };
+    Ok(structs::generate(&schema, &structure, &opts, false))
+}
+
+/// The laid-out IR of the input struct and the generator options its attributes ask for.
+pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
+    let cx = Ctxt::default();
+    let attrs = struct_attrs(&cx, &input.attrs);
+    check_generics(&cx, input);
+    let fields = named_fields(&cx, input);
+
+    // Rust field (for error spans and offsets) next to its FieldSpec.
+    let mut specs = Vec::new();
+    let mut placed: Vec<(&syn::Field, Option<syn::LitInt>)> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut names: Vec<(String, &syn::Field)> = Vec::new();
+    for field in fields.iter().flat_map(|f| f.named.iter()) {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let fattrs = field_attrs(&cx, &field.attrs);
+        if fattrs.skip.is_some() {
+            skipped.push(ident);
+            continue;
+        }
+        let mapped = match map_field(&field.ty) {
+            Ok(m) => m,
+            Err(e) => {
+                cx.push(e);
+                continue;
+            }
+        };
+        let name = match &fattrs.rename {
+            Some(lit) => lit.value(),
+            None => syn::ext::IdentExt::unraw(&ident)
+                .to_string()
+                .to_upper_camel_case(),
+        };
+        if let Some((_, earlier)) = names.iter().find(|(n, _)| n == &name) {
+            let at = fattrs
+                .rename
+                .as_ref()
+                .map_or(field.span(), |lit| lit.span());
+            cx.push(syn::Error::new(
+                at,
+                format!(
+                    "two fields have the schema name `{name}` (the other is `{}`); rename one",
+                    earlier
+                        .ident
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+        names.push((name.clone(), field));
+        specs.push(FieldSpec {
+            name,
+            doc: doc_lines(&field.attrs),
+            ty: mapped.ty,
+            offset: fattrs.offset.as_ref().map(|(n, _)| *n),
+            rust: Some(ir::RustField {
+                ident,
+                ty: field.ty.clone(),
+                struct_ty: mapped.struct_ty,
+            }),
+        });
+        placed.push((field, fattrs.offset.map(|(_, lit)| lit)));
+    }
+
+    let name = match &attrs.rename {
+        Some(lit) => lit.value(),
+        None => syn::ext::IdentExt::unraw(&input.ident).to_string(),
+    };
+    let rust = ir::RustStruct {
+        ident: input.ident.clone(),
+        vis: input.vis.clone(),
+        skipped,
+    };
+    let laid_out = lay_out_struct(name, doc_lines(&input.attrs), specs, Some(rust));
+    let structure = match laid_out {
+        Ok(s) => Some(s),
+        Err(errors) => {
+            for e in errors {
+                cx.push(layout_error(&e, &placed));
+            }
+            None
+        }
+    };
+    cx.check()?;
+    let structure = structure.ok_or_else(|| syn::Error::new(input.span(), "no layout"))?;
+    let opts = Options {
+        runtime: attrs.runtime.unwrap_or_else(|| Options::default().runtime),
+    };
+    Ok((structure, opts))
+}
+
+/// The named fields, or an error at what makes the input something else. A unit struct
+/// has no fields (an empty message).
+fn named_fields<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<&'a syn::FieldsNamed> {
+    match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(named),
+            Fields::Unit => None,
+            Fields::Unnamed(unnamed) => {
+                cx.error_at(
+                    unnamed,
+                    "#[derive(Zap)] needs named fields: a tuple struct's fields have no names for the getters, setters and JSON keys",
+                );
+                None
+            }
+        },
+        Data::Enum(e) => {
+            cx.error_at(
+                e.enum_token,
+                "#[derive(Zap)] is for structs with named fields: ZAP has no enums (use an integer field)",
+            );
+            None
+        }
+        Data::Union(u) => {
+            cx.error_at(
+                u.union_token,
+                "#[derive(Zap)] is for structs with named fields, not unions",
+            );
+            None
+        }
+    }
+}
+
+fn check_generics(cx: &Ctxt, input: &DeriveInput) {
+    if !input.generics.params.is_empty() {
+        cx.error_at(
+            &input.generics,
+            "#[derive(Zap)] does not support generic structs: a ZAP struct's layout is fixed, so every field type must be concrete",
+        );
+    } else if let Some(clause) = &input.generics.where_clause {
+        cx.error_at(clause, "#[derive(Zap)] does not support where clauses");
+    }
+}
+
+/// A layout error at the later field's `offset` literal (or its name).
+fn layout_error(e: &LayoutError, placed: &[(&syn::Field, Option<syn::LitInt>)]) -> syn::Error {
+    let ident = |i: usize| {
+        placed[i]
+            .0
+            .ident
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+    };
+    let at = |i: usize| match &placed[i].1 {
+        Some(lit) => lit.span(),
+        None => placed[i]
+            .0
+            .ident
+            .as_ref()
+            .map_or_else(proc_macro2::Span::call_site, |i| i.span()),
+    };
+    match e {
+        LayoutError::Overlap {
+            field,
+            slot,
+            other,
+            other_slot,
+        } => syn::Error::new(
+            at(*field),
+            format!(
+                "field `{}` (bytes {}..{}) overlaps field `{}` (bytes {}..{}); give it an offset outside bytes {}..{} (gaps are allowed)",
+                ident(*field),
+                slot.offset,
+                slot.end(),
+                ident(*other),
+                other_slot.offset,
+                other_slot.end(),
+                other_slot.offset,
+                other_slot.end(),
+            ),
+        ),
+        LayoutError::TooLarge { field, end } => syn::Error::new(
+            at(*field),
+            format!(
+                "field `{}` ends at byte {end}, past the 32-bit limit of a fixed section",
+                ident(*field)
+            ),
+        ),
+    }
+}
+
+/// `///` lines, without the one leading space rustdoc adds.
+fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident("doc"))
+        .filter_map(|a| match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            },
+            _ => None,
+        })
+        .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
+        .collect()
+}

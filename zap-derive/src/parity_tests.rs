@@ -1,0 +1,183 @@
+//! The derive expands to exactly what zapc generates for the same struct in a schema
+//! (with the owned definition left out): one IR, one layout, one code generator.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use zapc::codegen::{structs, Options};
+
+use crate::expand::{expand, lower};
+
+fn pretty(tokens: TokenStream) -> String {
+    prettyplease::unparse(&syn::parse2::<syn::File>(tokens).unwrap())
+}
+
+/// zapc's code for `name` in `schemas/<file>`, without the owned struct.
+fn zapc_items(file: &str, name: &str) -> String {
+    let path = format!("{}/../schemas/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let schema = zapc::load_str(file, &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    let s = schema.struct_named(name).unwrap();
+    pretty(structs::generate(&schema, s, &Options::default(), false))
+}
+
+fn derive_items(input: TokenStream) -> String {
+    pretty(expand(&syn::parse2(input).unwrap()).unwrap())
+}
+
+/// The twins spell field types as zapc's owned types do, so even the JSON shadows (which
+/// repeat the field types) are token for token the same.
+#[test]
+fn eth_twins_expand_to_zapc_output() {
+    let request = quote! {
+        pub struct BalanceRequest {
+            pub id: u64,
+            pub block: u64,
+            pub account: [u8; 20],
+        }
+    };
+    assert_eq!(
+        derive_items(request),
+        zapc_items("eth.zap", "BalanceRequest")
+    );
+    let response = quote! {
+        pub struct BalanceResponse {
+            pub id: u64,
+            pub balance: u64,
+            #[zap(offset = 16)]
+            pub nonce: u64,
+            pub block_hash: [u8; 32],
+        }
+    };
+    assert_eq!(
+        derive_items(response),
+        zapc_items("eth.zap", "BalanceResponse")
+    );
+}
+
+#[test]
+fn kitchen_twins_expand_to_zapc_output() {
+    let leaf = quote! {
+        pub struct Leaf {
+            pub tag: u32,
+            pub note: ::std::string::String,
+        }
+    };
+    assert_eq!(derive_items(leaf), zapc_items("kitchen.zap", "Leaf"));
+    let kitchen = quote! {
+        pub struct Kitchen {
+            pub flag: bool,
+            pub a8: u8,
+            pub a16: u16,
+            pub a32: u32,
+            pub a64: u64,
+            pub s8: i8,
+            #[zap(offset = 18)]
+            pub s16: i16,
+            pub s32: i32,
+            pub s64: i64,
+            pub f32: f32,
+            #[zap(offset = 40)]
+            pub f64: f64,
+            pub name: ::std::string::String,
+            pub blob: ::std::vec::Vec<u8>,
+            pub id: [u8; 16],
+            pub items: ::std::vec::Vec<Leaf>,
+            pub inner: ::core::option::Option<::std::boxed::Box<Leaf>>,
+            #[zap(offset = 96)]
+            pub nums: ::std::vec::Vec<u32>,
+        }
+    };
+    assert_eq!(derive_items(kitchen), zapc_items("kitchen.zap", "Kitchen"));
+}
+
+/// The layout half on its own: the derive's IR has zapc's offsets, widths, size and
+/// list shape (the Rust spelling aside).
+#[test]
+fn kitchen_layout_matches_zapc() {
+    let path = format!("{}/../schemas/kitchen.zap", env!("CARGO_MANIFEST_DIR"));
+    let schema = zapc::load_str("kitchen.zap", &std::fs::read_to_string(path).unwrap()).unwrap();
+    let input: syn::DeriveInput = syn::parse_quote! {
+        struct Kitchen {
+            flag: bool, a8: u8, a16: u16, a32: u32, a64: u64, s8: i8,
+            #[zap(offset = 18)] s16: i16, s32: i32, s64: i64, f32: f32,
+            #[zap(offset = 40)] f64: f64, name: String, blob: Vec<u8>, id: [u8; 16],
+            items: Vec<Leaf>, inner: Option<Leaf>, #[zap(offset = 96)] nums: Vec<u32>,
+        }
+    };
+    let (derived, _) = lower(&input).unwrap();
+    let zapc = schema.struct_named("Kitchen").unwrap();
+    assert_eq!(
+        (derived.size, derived.list_shape),
+        (zapc.size, zapc.list_shape)
+    );
+    for (d, z) in derived.fields.iter().zip(&zapc.fields) {
+        assert_eq!(
+            (&d.name, d.offset, d.width, &d.ty),
+            (&z.name, z.offset, z.width, &z.ty),
+            "{}",
+            z.name
+        );
+    }
+}
+
+/// Inputs the derive refuses come back as errors, never a panic.
+#[test]
+fn refusals_are_errors() {
+    let inputs = [
+        quote!(
+            enum E {
+                A,
+            }
+        ),
+        quote!(
+            struct T(u32);
+        ),
+        quote!(
+            struct G<T> {
+                t: T,
+            }
+        ),
+        quote!(
+            struct U {
+                a: usize,
+                b: &'static str,
+                c: (u8, u8),
+                d: [u32; 4],
+            }
+        ),
+        quote!(
+            struct O {
+                #[zap(offset = 0)]
+                a: u64,
+                #[zap(offset = 4)]
+                b: u32,
+            }
+        ),
+        quote!(
+            struct K {
+                #[zap(bogus)]
+                a: u64,
+            }
+        ),
+        quote!(union X { a: u32 }),
+        quote!(
+            struct L {
+                a: Vec<Vec<u32>>,
+                b: Option<u32>,
+                c: Box<Leaf>,
+                d: [u8; 0],
+            }
+        ),
+        quote!(
+            struct Z {
+                #[zap(offset = 4294967295)]
+                a: u64,
+            }
+        ),
+    ];
+    for input in inputs {
+        let parsed: syn::DeriveInput = syn::parse2(input.clone()).unwrap();
+        assert!(expand(&parsed).is_err(), "{input}");
+    }
+}
