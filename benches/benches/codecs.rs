@@ -1,0 +1,133 @@
+//! Every codec on the `eth_getBalance` record, side by side: decode (request, response),
+//! encode (request, response), a round trip, and a server's handler (decode request,
+//! compute, encode response). Every decoded field is folded into a sink; inputs and
+//! results pass through `black_box`. Group and function names are the directories
+//! `benches/run.sh` reads under `target/criterion/`.
+
+use std::hint::black_box;
+
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
+use zap_benches::codecs::{Codec, ZapFixed};
+use zap_benches::for_each_codec;
+use zap_benches::values::{request, response, Sink};
+use zap_runtime::BuilderPool;
+
+type Group<'a> = BenchmarkGroup<'a, WallTime>;
+
+fn decode_request<C: Codec>(g: &mut Group<'_>) {
+    let wire = C::default()
+        .encode_request(&C::prepare_request(&request()))
+        .to_vec();
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut sink = Sink::default();
+            let ok = codec.decode_request(black_box(&wire), &mut sink).is_ok();
+            black_box((sink, ok))
+        })
+    });
+}
+
+fn decode_response<C: Codec>(g: &mut Group<'_>) {
+    let wire = C::default()
+        .encode_response(&C::prepare_response(&response()))
+        .to_vec();
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut sink = Sink::default();
+            let ok = codec.decode_response(black_box(&wire), &mut sink).is_ok();
+            black_box((sink, ok))
+        })
+    });
+}
+
+fn encode_request<C: Codec>(g: &mut Group<'_>) {
+    let value = C::prepare_request(&request());
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| black_box(codec.encode_request(black_box(&value)).len()))
+    });
+}
+
+fn encode_response<C: Codec>(g: &mut Group<'_>) {
+    let value = C::prepare_response(&response());
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| black_box(codec.encode_response(black_box(&value)).len()))
+    });
+}
+
+/// Client encodes the request, server decodes it and encodes the response, client
+/// decodes the response.
+fn roundtrip<C: Codec>(g: &mut Group<'_>) {
+    let req = C::prepare_request(&request());
+    let resp = C::prepare_response(&response());
+    let (mut client, mut server) = (C::default(), C::default());
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut sink = Sink::default();
+            let wire = client.encode_request(black_box(&req));
+            let ok = server.decode_request(wire, &mut sink).is_ok();
+            let wire = server.encode_response(black_box(&resp));
+            let ok = ok & client.decode_response(wire, &mut sink).is_ok();
+            black_box((sink, ok))
+        })
+    });
+}
+
+fn handler<C: Codec>(g: &mut Group<'_>) {
+    let wire = C::default()
+        .encode_request(&C::prepare_request(&request()))
+        .to_vec();
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| black_box(codec.handle(black_box(&wire)).map(|out| out.len())))
+    });
+}
+
+fn codecs(c: &mut Criterion) {
+    let mut g = c.benchmark_group("decode_request");
+    for_each_codec!(decode_request(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("decode_response");
+    for_each_codec!(decode_response(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("encode_request");
+    for_each_codec!(encode_request(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("encode_response");
+    for_each_codec!(encode_response(&mut g));
+    zap_pooled_encode_response(&mut g);
+    g.finish();
+    let mut g = c.benchmark_group("roundtrip");
+    for_each_codec!(roundtrip(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("handler");
+    for_each_codec!(handler(&mut g));
+    g.finish();
+}
+
+/// The fixed layout through `BuilderPool` (what the typed client does per call) instead
+/// of one reused builder (what a server connection does): the pool's cost on its own.
+fn zap_pooled_encode_response(g: &mut Group<'_>) {
+    use zap_benches::generated::eth::BalanceResponseBuilder;
+    let pool = BuilderPool::new();
+    let v = ZapFixed::prepare_response(&response());
+    g.bench_function("zap_fixed_pooled", |b| {
+        b.iter(|| {
+            let v = black_box(&v);
+            let mut builder = pool.get();
+            let mut r = BalanceResponseBuilder::new(&mut builder);
+            r.set_id(v.id)
+                .set_balance(v.balance)
+                .set_nonce(v.nonce)
+                .set_block_hash(&v.block_hash);
+            black_box(r.finish_message().len())
+        })
+    });
+}
+
+criterion_group!(benches, codecs);
+criterion_main!(benches);

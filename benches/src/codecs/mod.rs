@@ -1,0 +1,81 @@
+//! One [`Codec`] per wire format, all with the same interface and the same work:
+//!
+//! * encode a prepared value into a buffer the codec reuses;
+//! * decode and fold every field into a [`Sink`] (no copy into an owned value where
+//!   the format does not need one: a ZAP reader is read in place, JSON strings borrow);
+//! * a handler: decode a request, [`compute`](crate::values::compute) the answer, encode
+//!   the response, as a server does;
+//! * for the equivalence test, decode to the format-independent [`values`](crate::values).
+//!
+//! Every codec is charitable to itself: output buffers and decode targets are reused,
+//! JSON hex goes through stack buffers, prost merges into reused messages.
+
+mod json;
+mod prost_codec;
+mod zap;
+
+pub use json::{JsonBytes, JsonEngine, JsonStr, SerdeJson, SonicRs};
+pub use prost_codec::Prost;
+pub use zap::{ZapFixed, ZapTails};
+
+use crate::values::{Request, Response, Sink};
+
+/// A decode or handler failure (only allocates when something fails).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error(pub String);
+
+impl Error {
+    pub fn new(e: impl core::fmt::Display) -> Self {
+        Error(e.to_string())
+    }
+}
+
+impl core::fmt::Display for Error {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// A wire format for the `eth_getBalance` record.
+pub trait Codec: Default {
+    /// Short name, safe as a directory name (criterion uses it as one).
+    const NAME: &'static str;
+    /// What the encoder starts from: the values in the codec's own representation
+    /// (e.g. hex already formatted), prepared once outside the timed loop.
+    type RequestIn;
+    type ResponseIn;
+
+    fn prepare_request(v: &Request) -> Self::RequestIn;
+    fn prepare_response(v: &Response) -> Self::ResponseIn;
+
+    fn encode_request(&mut self, v: &Self::RequestIn) -> &[u8];
+    fn encode_response(&mut self, v: &Self::ResponseIn) -> &[u8];
+
+    /// Decode and fold every field into `sink`.
+    fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error>;
+    fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error>;
+
+    /// Decode a request, compute the answer, encode the response.
+    fn handle(&mut self, wire: &[u8]) -> Result<&[u8], Error>;
+
+    /// Decode to the format-independent values (for the equivalence test).
+    fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error>;
+    fn response_values(&mut self, wire: &[u8]) -> Result<Response, Error>;
+}
+
+/// Call `$f::<Codec>($args)` for every codec, in table order.
+#[macro_export]
+macro_rules! for_each_codec {
+    ($f:ident ( $($arg:expr),* )) => {{
+        use $crate::codecs::*;
+        $f::<ZapFixed>($($arg),*);
+        $f::<ZapTails>($($arg),*);
+        $f::<Prost>($($arg),*);
+        $f::<JsonStr<SonicRs>>($($arg),*);
+        $f::<JsonBytes<SonicRs>>($($arg),*);
+        $f::<JsonStr<SerdeJson>>($($arg),*);
+        $f::<JsonBytes<SerdeJson>>($($arg),*);
+    }};
+}

@@ -1,0 +1,205 @@
+//! ZAP, with the code zapc generates: the fixed layout of `schemas/eth.zap` and the Go
+//! benchmark's layout with tails (`schemas/tails.zap`). Encoding reuses one builder, as
+//! a server connection does.
+
+use zap_runtime::{Builder, ZapStruct};
+
+use super::{Codec, Error};
+use crate::eth::METHOD;
+use crate::generated::{eth, tails};
+use crate::values::{compute, Request, Response, Sink};
+
+/// `schemas/eth.zap`: every field at a fixed offset, byte arrays inline.
+#[derive(Debug, Default)]
+pub struct ZapFixed {
+    out: Builder,
+}
+
+impl Codec for ZapFixed {
+    const NAME: &'static str = "zap_fixed";
+    type RequestIn = Request;
+    type ResponseIn = Response;
+
+    fn prepare_request(v: &Request) -> Request {
+        *v
+    }
+    fn prepare_response(v: &Response) -> Response {
+        *v
+    }
+
+    #[inline]
+    fn encode_request(&mut self, v: &Request) -> &[u8] {
+        self.out.clear();
+        let mut b = eth::BalanceRequestBuilder::new(&mut self.out);
+        b.set_id(v.id).set_block(v.block).set_account(&v.account);
+        b.finish_message()
+    }
+
+    #[inline]
+    fn encode_response(&mut self, v: &Response) -> &[u8] {
+        self.out.clear();
+        let mut b = eth::BalanceResponseBuilder::new(&mut self.out);
+        b.set_id(v.id)
+            .set_balance(v.balance)
+            .set_nonce(v.nonce)
+            .set_block_hash(&v.block_hash);
+        b.finish_message()
+    }
+
+    #[inline]
+    fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        let r = eth::BalanceRequestReader::parse(wire).map_err(Error::new)?;
+        sink.u64(r.id());
+        sink.u64(r.block());
+        sink.bytes(r.account());
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        let r = eth::BalanceResponseReader::parse(wire).map_err(Error::new)?;
+        sink.u64(r.id());
+        sink.u64(r.balance());
+        sink.u64(r.nonce());
+        sink.bytes(r.block_hash());
+        Ok(())
+    }
+
+    /// What the generated `EthService` does: parse the reader, the handler returns the
+    /// owned response, `ZapStruct::encode` writes it into the connection's builder.
+    #[inline]
+    fn handle(&mut self, wire: &[u8]) -> Result<&[u8], Error> {
+        let req = eth::BalanceRequestReader::parse(wire).map_err(Error::new)?;
+        let v = compute(req.id(), req.block(), req.account());
+        let resp = eth::BalanceResponse {
+            id: v.id,
+            balance: v.balance,
+            nonce: v.nonce,
+            block_hash: v.block_hash,
+        };
+        Ok(resp.encode(&mut self.out))
+    }
+
+    fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {
+        let r = eth::BalanceRequest::decode(wire).map_err(Error::new)?;
+        Ok(Request {
+            id: r.id,
+            block: r.block,
+            account: r.account,
+        })
+    }
+
+    fn response_values(&mut self, wire: &[u8]) -> Result<Response, Error> {
+        let r = eth::BalanceResponse::decode(wire).map_err(Error::new)?;
+        Ok(Response {
+            id: r.id,
+            balance: r.balance,
+            nonce: r.nonce,
+            block_hash: r.block_hash,
+        })
+    }
+}
+
+/// `schemas/tails.zap`: the method name and the byte strings as variable-length tails.
+#[derive(Debug, Default)]
+pub struct ZapTails {
+    out: Builder,
+}
+
+fn account20(b: &[u8]) -> Result<&[u8; 20], Error> {
+    b.try_into()
+        .map_err(|_| Error(format!("account of {} bytes, not 20", b.len())))
+}
+
+impl Codec for ZapTails {
+    const NAME: &'static str = "zap_tails";
+    type RequestIn = Request;
+    type ResponseIn = Response;
+
+    fn prepare_request(v: &Request) -> Request {
+        *v
+    }
+    fn prepare_response(v: &Response) -> Response {
+        *v
+    }
+
+    #[inline]
+    fn encode_request(&mut self, v: &Request) -> &[u8] {
+        self.out.clear();
+        let mut b = tails::BalanceRequestBuilder::new(&mut self.out);
+        b.set_id(v.id)
+            .set_block(v.block)
+            .set_method(METHOD)
+            .set_account(&v.account);
+        b.finish_message()
+    }
+
+    #[inline]
+    fn encode_response(&mut self, v: &Response) -> &[u8] {
+        self.out.clear();
+        let mut b = tails::BalanceResponseBuilder::new(&mut self.out);
+        b.set_id(v.id)
+            .set_balance(v.balance)
+            .set_nonce(v.nonce)
+            .set_block_hash(&v.block_hash);
+        b.finish_message()
+    }
+
+    #[inline]
+    fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        let r = tails::BalanceRequestReader::parse(wire).map_err(Error::new)?;
+        sink.u64(r.id());
+        sink.u64(r.block());
+        sink.bytes(r.method().as_bytes());
+        sink.bytes(r.account());
+        Ok(())
+    }
+
+    #[inline]
+    fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        let r = tails::BalanceResponseReader::parse(wire).map_err(Error::new)?;
+        sink.u64(r.id());
+        sink.u64(r.balance());
+        sink.u64(r.nonce());
+        sink.bytes(r.block_hash());
+        Ok(())
+    }
+
+    #[inline]
+    fn handle(&mut self, wire: &[u8]) -> Result<&[u8], Error> {
+        let req = tails::BalanceRequestReader::parse(wire).map_err(Error::new)?;
+        let v = compute(req.id(), req.block(), account20(req.account())?);
+        self.out.clear();
+        let mut b = tails::BalanceResponseBuilder::new(&mut self.out);
+        b.set_id(v.id)
+            .set_balance(v.balance)
+            .set_nonce(v.nonce)
+            .set_block_hash(&v.block_hash);
+        Ok(b.finish_message())
+    }
+
+    fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {
+        let r = tails::BalanceRequestReader::parse(wire).map_err(Error::new)?;
+        if r.method() != METHOD {
+            return Err(Error(format!("method {:?}", r.method())));
+        }
+        Ok(Request {
+            id: r.id(),
+            block: r.block(),
+            account: *account20(r.account())?,
+        })
+    }
+
+    fn response_values(&mut self, wire: &[u8]) -> Result<Response, Error> {
+        let r = tails::BalanceResponseReader::parse(wire).map_err(Error::new)?;
+        Ok(Response {
+            id: r.id(),
+            balance: r.balance(),
+            nonce: r.nonce(),
+            block_hash: r
+                .block_hash()
+                .try_into()
+                .map_err(|_| Error::new("block hash is not 32 bytes"))?,
+        })
+    }
+}
