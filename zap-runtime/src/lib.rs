@@ -31,9 +31,9 @@ mod build;
 pub mod client;
 mod error;
 pub mod frame;
-pub mod json;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod json;
 mod pool;
 mod read;
 pub mod rpc;
