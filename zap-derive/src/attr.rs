@@ -89,7 +89,10 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     for attr in zap_attrs(attrs) {
         let parsed = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("offset") {
-                let lit: LitInt = meta.value()?.parse()?;
+                let value = meta.value()?;
+                let lit: LitInt = value.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`offset` takes an integer literal: `offset = 8`")
+                })?;
                 let n = lit.base10_parse::<u32>().map_err(|_| {
                     syn::Error::new(
                         lit.span(),

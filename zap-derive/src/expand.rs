@@ -39,6 +39,7 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
     let mut placed: Vec<(&syn::Field, Option<syn::LitInt>)> = Vec::new();
     let mut skipped = Vec::new();
     let mut names: Vec<(String, &syn::Field)> = Vec::new();
+    let params = generic_names(&input.generics);
     for field in fields.iter().flat_map(|f| f.named.iter()) {
         let Some(ident) = field.ident.clone() else {
             continue;
@@ -46,6 +47,10 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
         let fattrs = field_attrs(&cx, &field.attrs);
         if fattrs.skip.is_some() {
             skipped.push(ident);
+            continue;
+        }
+        if mentions(&field.ty, &params) {
+            // Already reported as a generic struct; a second error would only confuse.
             continue;
         }
         let mapped = match map_field(&field.ty) {
@@ -161,6 +166,31 @@ fn check_generics(cx: &Ctxt, input: &DeriveInput) {
     } else if let Some(clause) = &input.generics.where_clause {
         cx.error_at(clause, "#[derive(Zap)] does not support where clauses");
     }
+}
+
+/// The names of the struct's generic parameters (types, lifetimes, consts).
+fn generic_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
+        })
+        .collect()
+}
+
+/// True when `ty` names one of `params` anywhere in its tokens.
+fn mentions(ty: &syn::Type, params: &[String]) -> bool {
+    fn walk(tokens: TokenStream, params: &[String]) -> bool {
+        tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => params.contains(&i.to_string()),
+            proc_macro2::TokenTree::Group(g) => walk(g.stream(), params),
+            _ => false,
+        })
+    }
+    !params.is_empty() && walk(quote::quote!(#ty), params)
 }
 
 /// A layout error at the later field's `offset` literal (or its name).

@@ -13,7 +13,6 @@
 //! Types are recognised by their last path segment (as serde does for `Option`), so
 //! `::std::string::String` and `String` both mean `text`.
 
-use syn::spanned::Spanned;
 use syn::{GenericArgument, PathArguments, Type};
 
 use zapc::ir::{self, List, ListShape, Scalar};
@@ -199,7 +198,7 @@ fn not_a_field_type(ty: &Type, name: &str, args: &PathArguments) -> syn::Error {
         "usize" | "isize" => format!(
             "`{name}` has no fixed width on the wire; use u32/u64 (or i32/i64)"
         ),
-        "u128" | "i128" => format!("ZAP has no 128-bit integers; use `[u8; 16]` (bytes_fixed[16])"),
+        "u128" | "i128" => "ZAP has no 128-bit integers; use `[u8; 16]` (bytes_fixed[16])".to_owned(),
         "char" => "ZAP has no char type; use u32 or String".to_owned(),
         _ if args.is_empty() => format!(
             "a nested struct is a pointer that may be null: write `Option<{name}>` or `Option<Box<{name}>>`"
@@ -210,7 +209,7 @@ fn not_a_field_type(ty: &Type, name: &str, args: &PathArguments) -> syn::Error {
 }
 
 fn unsupported(ty: &Type) -> syn::Error {
-    syn::Error::new(ty.span(), format!("this type has no ZAP type; {SUPPORTED}"))
+    syn::Error::new_spanned(ty, format!("this type has no ZAP type; {SUPPORTED}"))
 }
 
 fn plain(ty: ir::Type) -> Mapped {

@@ -233,8 +233,8 @@ fn list_shapes_follow_the_element_struct() {
         leaves: Vec<twin::Leaf>,
         refs: Vec<Option<Point>>,
     }
-    assert!(<Point as ZapStruct>::INLINE);
-    assert!(!<Shapes as ZapStruct>::INLINE);
+    const { assert!(<Point as ZapStruct>::INLINE) };
+    const { assert!(!<Shapes as ZapStruct>::INLINE) };
     let v = Shapes {
         points: vec![Point { x: 1, y: 2 }, Point { x: 3, y: 4 }],
         leaves: vec![twin::Leaf {

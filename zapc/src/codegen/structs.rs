@@ -5,7 +5,7 @@
 //! compiles next to user items called `Result`, `Option`, `Vec` or `String`.
 
 use proc_macro2::{Ident, Literal, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::fields::{field_code, FieldCode};
 use super::names;
@@ -38,7 +38,14 @@ pub fn generate(
     let inline = matches!(s.list_shape, ListShape::Strided { .. });
     let codes: Vec<FieldCode> = s.fields.iter().map(|f| field_code(f, rt)).collect();
     let json_fields: Vec<String> = s.fields.iter().map(|f| names::json_key(&f.name)).collect();
-    let skipped: Vec<&Ident> = s.rust.iter().flat_map(|r| &r.skipped).collect();
+    // `field: Default::default()` for fields not on the wire, spanned at the field so a
+    // missing `Default` is reported there.
+    let skipped: Vec<TokenStream> = s
+        .rust
+        .iter()
+        .flat_map(|r| &r.skipped)
+        .map(|f| quote_spanned!(f.span()=> #f: ::core::default::Default::default(),))
+        .collect();
 
     let owned = if owned_definition {
         owned_struct(s, &codes)
@@ -154,7 +161,7 @@ pub fn generate(
                 fn from_reader(#r_param: #reader<'_>) -> Self {
                     Self {
                         #(#from_reader)*
-                        #(#skipped: ::core::default::Default::default(),)*
+                        #(#skipped)*
                     }
                 }
 
@@ -213,7 +220,7 @@ fn owned_struct(s: &Struct, codes: &[FieldCode]) -> TokenStream {
 fn json_impls(
     name: &Ident,
     codes: &[FieldCode],
-    skipped: &[&Ident],
+    skipped: &[TokenStream],
     rt: &syn::Path,
 ) -> TokenStream {
     let serde = quote!(#rt::__private::serde);
@@ -265,7 +272,7 @@ fn json_impls(
                 let #value = <__ZapJson as #serde::Deserialize<'de>>::deserialize(deserializer)?;
                 ::core::result::Result::Ok(Self {
                     #(#idents: value.#idents,)*
-                    #(#skipped: ::core::default::Default::default(),)*
+                    #(#skipped)*
                 })
             }
         }

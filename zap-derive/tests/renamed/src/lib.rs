@@ -84,6 +84,6 @@ mod tests {
         assert_eq!(back.memo, "");
         assert_eq!(back.refs, node.refs);
         assert_eq!(<Node as ZapStruct>::NAME, "Tree");
-        assert!(!<Node as ZapStruct>::INLINE);
+        const { assert!(!<Node as ZapStruct>::INLINE) };
     }
 }

@@ -1,0 +1,9 @@
+use zap_derive::Zap;
+
+#[derive(Zap)]
+enum Color {
+    Red,
+    Green,
+}
+
+fn main() {}

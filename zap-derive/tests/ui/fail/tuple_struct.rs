@@ -1,0 +1,6 @@
+use zap_derive::Zap;
+
+#[derive(Zap)]
+struct Pair(u32, u32);
+
+fn main() {}
