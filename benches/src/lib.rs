@@ -5,6 +5,7 @@
 
 pub mod codecs;
 pub mod hexser;
+pub mod load;
 pub mod values;
 
 use serde_json::Value;

@@ -1,0 +1,231 @@
+//! Heap allocations per operation for every codec and operation of the criterion
+//! benches (the same code paths), counted by a global allocator, and the wire size of
+//! the request and the response for each codec.
+//!
+//! `allocs [--json PATH]`: prints a table; with `--json`, also writes the numbers for
+//! `benches/run.sh`.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::hint::black_box;
+use std::io::Write as _;
+
+use zap_benches::codecs::{Codec, ZapFixed};
+use zap_benches::for_each_codec;
+use zap_benches::values::{request, response, Sink};
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    static BYTES: Cell<u64> = const { Cell::new(0) };
+}
+
+fn count(bytes: usize) {
+    ALLOCATIONS.with(|c| c.set(c.get() + 1));
+    BYTES.with(|c| c.set(c.get() + bytes as u64));
+}
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the only addition
+// is bumping two thread-local counters, which never allocates.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size());
+        // SAFETY: same contract as our caller's.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: same contract as our caller's.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size);
+        // SAFETY: same contract as our caller's.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+const WARMUP: u64 = 1_000;
+const ITERATIONS: u64 = 10_000;
+
+/// Allocations and bytes per call of `op`, after a warm-up.
+fn per_op(mut op: impl FnMut()) -> (f64, f64) {
+    for _ in 0..WARMUP {
+        op();
+    }
+    let (a0, b0) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
+    for _ in 0..ITERATIONS {
+        op();
+    }
+    let (a1, b1) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
+    (
+        (a1 - a0) as f64 / ITERATIONS as f64,
+        (b1 - b0) as f64 / ITERATIONS as f64,
+    )
+}
+
+#[derive(Debug)]
+struct Row {
+    codec: &'static str,
+    op: &'static str,
+    allocs: f64,
+    bytes: f64,
+}
+
+#[derive(Debug)]
+struct Size {
+    codec: &'static str,
+    request: usize,
+    response: usize,
+}
+
+fn measure<C: Codec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>) {
+    let req_in = C::prepare_request(&request());
+    let resp_in = C::prepare_response(&response());
+    let req = C::default().encode_request(&req_in).to_vec();
+    let resp = C::default().encode_response(&resp_in).to_vec();
+    sizes.push(Size {
+        codec: C::NAME,
+        request: req.len(),
+        response: resp.len(),
+    });
+    let mut c = C::default();
+    let mut s = C::default();
+    let mut row = |op, (allocs, bytes)| {
+        rows.push(Row {
+            codec: C::NAME,
+            op,
+            allocs,
+            bytes,
+        })
+    };
+    row(
+        "decode_request",
+        per_op(|| {
+            let mut sink = Sink::default();
+            black_box(c.decode_request(black_box(&req), &mut sink).is_ok());
+            black_box(sink);
+        }),
+    );
+    row(
+        "decode_response",
+        per_op(|| {
+            let mut sink = Sink::default();
+            black_box(c.decode_response(black_box(&resp), &mut sink).is_ok());
+            black_box(sink);
+        }),
+    );
+    row(
+        "encode_request",
+        per_op(|| {
+            black_box(c.encode_request(black_box(&req_in)).len());
+        }),
+    );
+    row(
+        "encode_response",
+        per_op(|| {
+            black_box(c.encode_response(black_box(&resp_in)).len());
+        }),
+    );
+    row(
+        "roundtrip",
+        per_op(|| {
+            let mut sink = Sink::default();
+            let wire = c.encode_request(black_box(&req_in));
+            let ok = s.decode_request(wire, &mut sink).is_ok();
+            let wire = s.encode_response(black_box(&resp_in));
+            black_box(ok & c.decode_response(wire, &mut sink).is_ok());
+            black_box(sink);
+        }),
+    );
+    row(
+        "handler",
+        per_op(|| {
+            black_box(c.handle(black_box(&req)).map(|w| w.len()).ok());
+        }),
+    );
+}
+
+/// The fixed layout built through `BuilderPool` (get, build, give back).
+fn pooled(rows: &mut Vec<Row>) {
+    use zap_benches::generated::eth::BalanceResponseBuilder;
+    let pool = zap_runtime::BuilderPool::new();
+    let v = ZapFixed::prepare_response(&response());
+    let (allocs, bytes) = per_op(|| {
+        let mut builder = pool.get();
+        let mut r = BalanceResponseBuilder::new(&mut builder);
+        r.set_id(v.id)
+            .set_balance(v.balance)
+            .set_nonce(v.nonce)
+            .set_block_hash(&v.block_hash);
+        black_box(r.finish_message().len());
+    });
+    rows.push(Row {
+        codec: "zap_fixed_pooled",
+        op: "encode_response",
+        allocs,
+        bytes,
+    });
+}
+
+fn to_json(rows: &[Row], sizes: &[Size]) -> serde_json::Value {
+    serde_json::json!({
+        "iterations": ITERATIONS,
+        "allocs": rows.iter().map(|r| serde_json::json!({
+            "codec": r.codec, "op": r.op, "allocs": r.allocs, "bytes": r.bytes,
+        })).collect::<Vec<_>>(),
+        "sizes": sizes.iter().map(|s| serde_json::json!({
+            "codec": s.codec, "request": s.request, "response": s.response,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json_path = match args.as_slice() {
+        [] => None,
+        [flag, path] if flag == "--json" => Some(path.clone()),
+        _ => {
+            eprintln!("usage: allocs [--json PATH]");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    let mut rows = Vec::new();
+    let mut sizes = Vec::new();
+    for_each_codec!(measure(&mut rows, &mut sizes));
+    pooled(&mut rows);
+
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "allocations per operation ({ITERATIONS} iterations after {WARMUP} warm-up):"
+    );
+    let _ = writeln!(
+        out,
+        "{:<18} {:<16} {:>8} {:>10}",
+        "codec", "operation", "allocs", "bytes"
+    );
+    for r in &rows {
+        let _ = writeln!(
+            out,
+            "{:<18} {:<16} {:>8.2} {:>10.1}",
+            r.codec, r.op, r.allocs, r.bytes
+        );
+    }
+    let _ = writeln!(out, "\nwire sizes (bytes):");
+    let _ = writeln!(out, "{:<18} {:>8} {:>9}", "codec", "request", "response");
+    for s in &sizes {
+        let _ = writeln!(out, "{:<18} {:>8} {:>9}", s.codec, s.request, s.response);
+    }
+    if let Some(path) = json_path {
+        if let Err(e) = std::fs::write(&path, to_json(&rows, &sizes).to_string()) {
+            eprintln!("allocs: cannot write {path}: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    }
+    std::process::ExitCode::SUCCESS
+}

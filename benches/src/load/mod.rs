@@ -1,0 +1,184 @@
+//! The end-to-end load generator and the two baseline servers it is compared with.
+//!
+//! One generator drives every server: N connections, each keeping up to D requests in
+//! flight, for a fixed time or a fixed number of requests. Every answer is checked
+//! (PromiseID or HTTP order, the response id, the balance the ledger holds); any error
+//! or wrong answer fails the run.
+
+pub mod baseline;
+mod http;
+mod stats;
+mod zap;
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::net::TcpStream;
+
+pub use stats::Report;
+
+/// What the generator talks to, and so what it accepts as a correct answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// ZAP/TCP `eth_getBalance` (ordinal 1): checks PromiseID, id, balance, nonce.
+    Zap,
+    /// The length-delimited echo baseline: the request frame must come back unchanged.
+    ZapEcho,
+    /// JSON-RPC over HTTP/1.1 `eth_getBalance`: checks the JSON-RPC id, id, balance.
+    Http,
+    /// The hyper baseline: status 200 and exactly [`baseline::FIXED_BODY`].
+    HttpFixed,
+}
+
+impl Target {
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Zap => "zap",
+            Target::ZapEcho => "zap-echo",
+            Target::Http => "http",
+            Target::HttpFixed => "http-fixed",
+        }
+    }
+}
+
+/// How long to run: a time after a warm-up, or a number of requests.
+#[derive(Clone, Copy, Debug)]
+pub enum Length {
+    Time { warmup: Duration, measure: Duration },
+    Requests(u64),
+}
+
+/// One load run.
+#[derive(Clone, Debug)]
+pub struct LoadConfig {
+    pub target: Target,
+    pub addr: SocketAddr,
+    pub connections: usize,
+    pub depth: usize,
+    pub length: Length,
+    /// A connection waiting this long for an answer fails the run.
+    pub stall_timeout: Duration,
+}
+
+/// When requests count, shared by every connection.
+#[derive(Debug)]
+pub(crate) struct Clock {
+    /// Requests sent at or after this instant are measured.
+    pub measure_from: Instant,
+    /// No request is sent after this instant (time mode).
+    pub stop_at: Option<Instant>,
+    /// Requests left to send (request mode).
+    pub budget: Option<AtomicU64>,
+}
+
+impl Clock {
+    /// May one more request be sent now?
+    pub fn take(&self, now: Instant) -> bool {
+        if let Some(stop) = self.stop_at {
+            return now < stop;
+        }
+        self.budget.as_ref().is_some_and(|left| {
+            left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                .is_ok()
+        })
+    }
+}
+
+/// What one connection saw.
+#[derive(Debug, Default)]
+pub(crate) struct ConnStats {
+    /// Latencies in nanoseconds of the measured requests.
+    pub latencies: Vec<u64>,
+    /// Answers checked (warm-up included).
+    pub answered: u64,
+    /// Last measured answer.
+    pub last: Option<Instant>,
+}
+
+/// Run the load; `Err` carries the first failure (a refused connection, a stalled or
+/// closed connection, a wrong answer).
+pub async fn run(config: &LoadConfig) -> Result<Report, String> {
+    let mut streams = Vec::with_capacity(config.connections);
+    for i in 0..config.connections {
+        let stream = TcpStream::connect(config.addr)
+            .await
+            .map_err(|e| format!("connection {i} to {}: {e}", config.addr))?;
+        stream.set_nodelay(true).map_err(|e| e.to_string())?;
+        streams.push(stream);
+    }
+    let start = Instant::now();
+    let clock = Arc::new(match config.length {
+        Length::Time { warmup, measure } => Clock {
+            measure_from: start + warmup,
+            stop_at: Some(start + warmup + measure),
+            budget: None,
+        },
+        Length::Requests(n) => Clock {
+            measure_from: start,
+            stop_at: None,
+            budget: Some(AtomicU64::new(n)),
+        },
+    });
+    let ledger = Arc::new(eth_rpc::ledger::Ledger::default());
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, stream) in streams.into_iter().enumerate() {
+        let (clock, ledger, config) = (clock.clone(), ledger.clone(), config.clone());
+        // Ids start apart per connection, so a crossed answer cannot look right.
+        let first_id = (i as u64 + 1) << 40;
+        tasks.spawn(async move {
+            let result = match config.target {
+                Target::Zap | Target::ZapEcho => {
+                    zap::drive(stream, &config, &clock, &ledger, first_id).await
+                }
+                Target::Http | Target::HttpFixed => {
+                    http::drive(stream, &config, &clock, &ledger, first_id).await
+                }
+            };
+            result.map_err(|e| format!("connection {i}: {e}"))
+        });
+    }
+    let mut all = Vec::with_capacity(config.connections);
+    let mut first_error = None;
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(Ok(stats)) => all.push(stats),
+            Ok(Err(e)) => {
+                first_error.get_or_insert(e);
+                // One failure fails the run: stop the others rather than wait for them.
+                tasks.abort_all();
+            }
+            Err(e) if e.is_cancelled() => {}
+            Err(e) => {
+                first_error.get_or_insert(format!("a connection task failed: {e}"));
+            }
+        }
+    }
+    if let Some(e) = first_error {
+        return Err(e);
+    }
+    Ok(Report::new(config, &clock, start, all))
+}
+
+/// The answer a correct server gives for account `index` of the ledger.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Expected {
+    pub balance: u64,
+    pub nonce: u64,
+}
+
+pub(crate) fn expected(ledger: &eth_rpc::ledger::Ledger, index: usize) -> ([u8; 20], Expected) {
+    let address = ledger.address(index).copied().unwrap_or_default();
+    let account = ledger.account(&address);
+    (
+        address,
+        Expected {
+            balance: account.balance,
+            nonce: account.nonce,
+        },
+    )
+}
+
+/// The block every request asks about.
+pub(crate) const BLOCK: u64 = 68943;

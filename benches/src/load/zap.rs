@@ -1,0 +1,236 @@
+//! ZAP/TCP: raw `[len u32][dir u8][envelope]` frames, written and read here (no client
+//! library in the way). Request frames are built once per ledger account; each send
+//! patches the PromiseID and the request's `Id` in place.
+
+use std::collections::VecDeque;
+use std::time::Instant;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use zap_runtime::frame::{encode_frame, Direction, FrameDecoder};
+use zap_runtime::rpc::{Request, Response, Status, NO_TARGET};
+use zap_runtime::Builder;
+
+use super::{expected, Clock, ConnStats, Expected, LoadConfig, Target, BLOCK};
+use crate::generated::eth::{BalanceRequestBuilder, BalanceResponseReader};
+
+/// The method ordinal of `getBalance`.
+const GET_BALANCE: u32 = 1;
+
+/// A request frame for one account, and where to patch it.
+struct Template {
+    frame: Vec<u8>,
+    /// Offset of the envelope's PromiseID in `frame`.
+    promise_at: usize,
+    /// Offset of the payload's `Id` in `frame`.
+    id_at: usize,
+    expected: Expected,
+}
+
+fn template(account: &[u8; 20], expected: Expected) -> Result<Template, String> {
+    let mut b = Builder::new();
+    let mut req = BalanceRequestBuilder::new(&mut b);
+    req.set_id(0).set_block(BLOCK).set_account(account);
+    let payload = req.finish_message().to_vec();
+    let mut env = Builder::new();
+    let envelope = Request {
+        method: GET_BALANCE,
+        promise_id: 1,
+        target: NO_TARGET,
+        cap: &[],
+        payload: &payload,
+    }
+    .encode(&mut env);
+    let parsed = Request::parse(envelope).map_err(|e| e.to_string())?;
+    // Byte offsets from the positions of the parsed views inside the envelope.
+    let payload_at = parsed.payload.as_ptr() as usize - envelope.as_ptr() as usize;
+    let root = |msg: &[u8]| u32::from_le_bytes([msg[8], msg[9], msg[10], msg[11]]) as usize;
+    let header = zap_runtime::frame::FRAME_HEADER;
+    let promise_at = header + root(envelope) + zap_runtime::rpc::request::PROMISE_ID;
+    let id_at = header + payload_at + root(&payload);
+    let mut frame = Vec::new();
+    encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())?;
+    Ok(Template {
+        frame,
+        promise_at,
+        id_at,
+        expected,
+    })
+}
+
+fn templates(ledger: &eth_rpc::ledger::Ledger) -> Result<Vec<Template>, String> {
+    (0..ledger.len())
+        .map(|i| {
+            let (address, want) = expected(ledger, i);
+            template(&address, want)
+        })
+        .collect()
+}
+
+/// A request in flight.
+struct Sent {
+    promise: u32,
+    id: u64,
+    account: usize,
+    at: Instant,
+}
+
+pub(super) async fn drive(
+    mut stream: TcpStream,
+    config: &LoadConfig,
+    clock: &Clock,
+    ledger: &eth_rpc::ledger::Ledger,
+    first_id: u64,
+) -> Result<ConnStats, String> {
+    let mut templates = templates(ledger)?;
+    let mut stats = ConnStats::default();
+    let mut inflight: VecDeque<Sent> = VecDeque::with_capacity(config.depth);
+    let mut write = Vec::with_capacity(config.depth * 128);
+    let mut read = Vec::with_capacity(64 << 10);
+    let mut decoder = FrameDecoder::default();
+    let mut next_promise: u32 = 1;
+    let mut next_id = first_id;
+    let mut sending = true;
+    loop {
+        let now = Instant::now();
+        while sending && inflight.len() < config.depth {
+            if !clock.take(now) {
+                sending = false;
+                break;
+            }
+            let account = (next_id as usize) % templates.len();
+            let t = &mut templates[account];
+            t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&next_promise.to_le_bytes());
+            t.frame[t.id_at..t.id_at + 8].copy_from_slice(&next_id.to_le_bytes());
+            write.extend_from_slice(&t.frame);
+            inflight.push_back(Sent {
+                promise: next_promise,
+                id: next_id,
+                account,
+                at: now,
+            });
+            next_promise = next_promise.checked_add(1).unwrap_or(1);
+            next_id += 1;
+        }
+        if !write.is_empty() {
+            stream
+                .write_all(&write)
+                .await
+                .map_err(|e| format!("write: {e}"))?;
+            write.clear();
+        }
+        if inflight.is_empty() {
+            return Ok(stats);
+        }
+        if read.capacity() - read.len() < 4096 {
+            read.reserve(4096);
+        }
+        let n = tokio::time::timeout(config.stall_timeout, stream.read_buf(&mut read))
+            .await
+            .map_err(|_| format!("no answer within {:?}", config.stall_timeout))?
+            .map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err(format!(
+                "server closed the connection with {} requests unanswered",
+                inflight.len()
+            ));
+        }
+        let done = Instant::now();
+        let mut pos = 0;
+        while let Some((frame, used)) = decoder.decode(&read[pos..]).map_err(|e| e.to_string())? {
+            let sent = check(
+                config.target,
+                frame.dir,
+                frame.envelope,
+                &mut inflight,
+                &templates,
+            )?;
+            stats.answered += 1;
+            if sent.at >= clock.measure_from && clock.stop_at.is_none_or(|stop| done <= stop) {
+                stats.latencies.push((done - sent.at).as_nanos() as u64);
+                stats.last = Some(done);
+            }
+            pos += used;
+        }
+        read.drain(..pos);
+    }
+}
+
+/// Check one answer against the requests in flight; returns the request it answers.
+fn check(
+    target: Target,
+    dir: Direction,
+    envelope: &[u8],
+    inflight: &mut VecDeque<Sent>,
+    templates: &[Template],
+) -> Result<Sent, String> {
+    let (promise, body) = if target == Target::ZapEcho {
+        if dir != Direction::Request {
+            return Err(format!("echo answered a {dir:?} frame"));
+        }
+        let req = Request::parse(envelope).map_err(|e| format!("echoed envelope: {e}"))?;
+        (req.promise_id, req.payload)
+    } else {
+        if dir != Direction::Response {
+            return Err(format!("server answered a {dir:?} frame"));
+        }
+        let resp = Response::parse(envelope).map_err(|e| format!("response envelope: {e}"))?;
+        if resp.status != Status::OK {
+            return Err(format!(
+                "promise {}: status {}: {}",
+                resp.promise_id,
+                resp.status,
+                resp.body_text()
+            ));
+        }
+        (resp.promise_id, resp.body)
+    };
+    // Answers come in order; look further only if one is out of order.
+    let at = inflight
+        .iter()
+        .position(|s| s.promise == promise)
+        .ok_or_else(|| format!("answer for PromiseID {promise}, which is not in flight"))?;
+    let sent = inflight.remove(at).unwrap_or_else(|| unreachable!());
+    if target == Target::ZapEcho {
+        let id = crate::generated::eth::BalanceRequestReader::parse(body)
+            .map_err(|e| format!("echoed payload: {e}"))?
+            .id();
+        if id != sent.id {
+            return Err(format!("echo of request {} carries id {id}", sent.id));
+        }
+        return Ok(sent);
+    }
+    let r = BalanceResponseReader::parse(body).map_err(|e| format!("response body: {e}"))?;
+    let want = templates[sent.account].expected;
+    let got = (r.id(), r.balance(), r.nonce());
+    if got != (sent.id, want.balance, want.nonce) {
+        return Err(format!(
+            "promise {promise}: got (id, balance, nonce) {got:?}, want {:?}",
+            (sent.id, want.balance, want.nonce)
+        ));
+    }
+    Ok(sent)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patched_template_parses_to_the_patched_values() {
+        let ledger = eth_rpc::ledger::Ledger::default();
+        let (address, want) = expected(&ledger, 3);
+        let mut t = template(&address, want).unwrap();
+        t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
+        t.frame[t.id_at..t.id_at + 8].copy_from_slice(&12345u64.to_le_bytes());
+        let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
+        assert_eq!(used, t.frame.len());
+        let req = Request::parse(frame.envelope).unwrap();
+        assert_eq!((req.method, req.promise_id, req.target), (1, 77, 0));
+        let body = crate::generated::eth::BalanceRequestReader::parse(req.payload).unwrap();
+        assert_eq!(
+            (body.id(), body.block(), body.account()),
+            (12345, BLOCK, &address)
+        );
+    }
+}

@@ -1,0 +1,62 @@
+//! The load generator against every server it measures, in-process on port 0 and for a
+//! few hundred requests: it accepts correct answers from each (and the baselines' echo
+//! and fixed body), and it fails a run when the server answers wrongly.
+
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use zap_benches::load::baseline::{serve_echo, serve_fixed_http};
+use zap_benches::load::{run, Length, LoadConfig, Target};
+
+fn config(target: Target, addr: std::net::SocketAddr, depth: usize) -> LoadConfig {
+    LoadConfig {
+        target,
+        addr,
+        connections: 3,
+        depth,
+        length: Length::Requests(300),
+        stall_timeout: Duration::from_secs(10),
+    }
+}
+
+async fn check(target: Target, addr: std::net::SocketAddr) {
+    for depth in [1, 8] {
+        let report = run(&config(target, addr, depth)).await.unwrap();
+        assert_eq!(report.requests, 300, "{target:?} depth {depth}");
+        assert_eq!(report.checked, 300);
+        assert!(report.p50_us > 0.0 && report.p50_us <= report.p999_us);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drives_the_example_server_and_the_baselines() {
+    let servers = eth_rpc::Servers::bind(eth_rpc::Config {
+        zap_addr: "127.0.0.1:0".parse().unwrap(),
+        http_addr: "127.0.0.1:0".parse().unwrap(),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let (zap, http) = (servers.zap_addr(), servers.http_addr());
+    tokio::spawn(servers.serve(std::future::pending()));
+    let echo = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let echo_addr = echo.local_addr().unwrap();
+    tokio::spawn(serve_echo(echo));
+    let fixed = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let fixed_addr = fixed.local_addr().unwrap();
+    tokio::spawn(serve_fixed_http(fixed));
+
+    check(Target::Zap, zap).await;
+    check(Target::Http, http).await;
+    check(Target::ZapEcho, echo_addr).await;
+    check(Target::HttpFixed, fixed_addr).await;
+
+    // Wrong answers fail the run: the echo is no eth_getBalance answer, and the
+    // example server's answers are not the fixed body.
+    let err = run(&config(Target::Zap, echo_addr, 2)).await.unwrap_err();
+    assert!(err.contains("Request frame"), "{err}");
+    let err = run(&config(Target::HttpFixed, http, 2)).await.unwrap_err();
+    assert!(err.contains("unexpected body"), "{err}");
+    let refused = run(&config(Target::Zap, "127.0.0.1:1".parse().unwrap(), 1)).await;
+    assert!(refused.is_err());
+}
