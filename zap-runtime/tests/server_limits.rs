@@ -44,11 +44,12 @@ async fn idle_connections_are_closed() {
 
 #[tokio::test]
 async fn connections_past_the_limit_are_refused() {
-    let server = TestServer::start(ServerConfig {
+    let config = ServerConfig {
         max_connections: 2,
         ..quick_config()
-    })
-    .await;
+    };
+    let stats = config.stats.clone();
+    let server = TestServer::start(config).await;
     let one = Client::connect(server.addr).await.unwrap();
     let two = Client::connect(server.addr).await.unwrap();
     // Both accepted (answered) before the third arrives.
@@ -62,6 +63,8 @@ async fn connections_past_the_limit_are_refused() {
         "third connection refused"
     );
     assert_eq!(value(&one.call(ADD, &pair(2, 2)).await.unwrap()), 4);
+    assert_eq!((stats.active_connections(), stats.accepted()), (2, 2));
+    assert_eq!(stats.refused(), 1);
 
     // Once one closes, a new connection is served (retry: the close takes a moment).
     drop(one);
@@ -78,6 +81,15 @@ async fn connections_past_the_limit_are_refused() {
     }
     assert!(served, "a slot frees up after a connection closes");
     drop(two);
+    // Every connection, refused retries included, is counted and none stays open.
+    for _ in 0..100 {
+        if stats.active_connections() == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(stats.active_connections(), 0, "no connection left open");
+    assert!(stats.accepted() >= 3);
     server.shutdown().await;
 }
 

@@ -194,8 +194,12 @@ impl Conn<'_> {
         Ok(())
     }
 
-    /// Make room to read: the rest of a frame whose length is known, at least
-    /// `MIN_READ_ROOM`. Allocates only when the buffer is too small for a frame.
+    /// Make room to read: at least `MIN_READ_ROOM`, and for a frame whose length is
+    /// known, room for its rest, but never more than the bytes already buffered (or
+    /// `BUF_START`). The buffer so grows geometrically with the bytes that really
+    /// arrive: a peer that announces a large frame and sends a few bytes of it pins a
+    /// few KiB, not the announced length (at most twice what it sent). Allocates only
+    /// when the buffer is too small.
     fn make_read_room(&mut self) {
         let frame_total = self
             .read
@@ -203,6 +207,7 @@ impl Conn<'_> {
             .map_or(0, |len| u32::from_le_bytes(*len) as usize + 4);
         let want = frame_total
             .saturating_sub(self.read.len())
+            .min(self.read.len().max(BUF_START))
             .max(MIN_READ_ROOM);
         if self.read.capacity() - self.read.len() < want {
             self.read.reserve(want);

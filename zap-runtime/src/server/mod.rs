@@ -56,7 +56,10 @@
 
 mod conn;
 mod results;
+mod stats;
 mod wire;
+
+pub use stats::ServerStats;
 
 use std::future::Future;
 use std::io;
@@ -100,6 +103,9 @@ pub struct ServerConfig {
     /// After shutdown is triggered, how long connections get to finish before they
     /// are dropped. Default 10 s.
     pub drain_timeout: Duration,
+    /// Live counters of the server (open connections, accepted, refused): keep a clone
+    /// before handing the config to [`serve`] to watch them. Not a limit.
+    pub stats: ServerStats,
 }
 
 impl Default for ServerConfig {
@@ -113,6 +119,7 @@ impl Default for ServerConfig {
             pipeline_bytes: 64 << 10,
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
+            stats: ServerStats::default(),
         }
     }
 }
@@ -147,6 +154,7 @@ pub async fn serve<S: Service>(
                     }
                 };
                 let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
+                    config.stats.refused_one();
                     tracing::warn!(
                         %peer,
                         "zap: refusing connection: {} connections already open (max_connections)",
@@ -157,10 +165,12 @@ pub async fn serve<S: Service>(
                 };
                 tracing::debug!(%peer, "zap: accepted connection");
                 let _ = stream.set_nodelay(true);
+                // Counted open until the task ends or is dropped (drain timeout).
+                let open = config.stats.open(permit);
                 let (service, config, stop) = (Arc::clone(&service), Arc::clone(&config), stop.clone());
                 tasks.spawn(async move {
                     conn::run(stream, peer, &*service, &config, &stop).await;
-                    drop(permit);
+                    drop(open);
                 });
             }
         }
