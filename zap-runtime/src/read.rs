@@ -290,6 +290,7 @@ impl<'a> Object<'a> {
                 buf: self.buf,
                 pos: start,
                 count: count as usize,
+                max: usize::MAX,
             },
             _ => List::EMPTY,
         }
@@ -306,6 +307,9 @@ pub struct List<'a> {
     buf: &'a [u8],
     pos: usize,
     count: usize,
+    /// At most this many elements are exposed ([`List::limit`]); `usize::MAX` if unset.
+    /// Applied after the bounds rules, which always judge the count written on the wire.
+    max: usize,
 }
 
 impl Default for List<'_> {
@@ -320,23 +324,42 @@ impl<'a> List<'a> {
         buf: &[],
         pos: 0,
         count: 0,
+        max: usize::MAX,
     };
 
-    /// The element count written in the slot (already checked to be at most the size).
+    /// The element count written in the slot (already checked to be at most the size),
+    /// or the [`List::limit`] if that is lower.
     #[inline]
     pub fn len(&self) -> usize {
-        self.count
+        self.count.min(self.max)
     }
 
     /// True for a null or zero-length list.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.len() == 0
     }
 
     /// True for the null list (no pointer, or a pointer that failed its bounds check).
     pub fn is_null(&self) -> bool {
         self.buf.is_empty()
+    }
+
+    /// This list with at most `max` elements: every accessor and iterator of the result
+    /// sees the first `min(len, max)` elements, so no more than `max` are ever iterated.
+    ///
+    /// Without it, a reader already iterates at most as many elements as the message
+    /// has bytes (the count is checked against the size; a strided list needs `count *
+    /// width` bytes, a framed element at least its 4-byte length), so work is bounded by
+    /// the frame limit. `limit` is for a handler that wants a tighter, per-field bound:
+    /// check [`List::len`] first to refuse an over-long list with an error (usually what
+    /// an API wants), or cap it here to read a prefix.
+    #[inline]
+    pub fn limit(self, max: usize) -> List<'a> {
+        List {
+            max: self.max.min(max),
+            ..self
+        }
     }
 
     /// The number of elements a strided list of `width`-byte elements may expose: the
@@ -345,7 +368,7 @@ impl<'a> List<'a> {
     fn strided_len(&self, width: usize) -> usize {
         let room = self.buf.len().saturating_sub(self.pos);
         match self.count.checked_mul(width) {
-            Some(bytes) if bytes <= room => self.count,
+            Some(bytes) if bytes <= room => self.count.min(self.max),
             _ => 0,
         }
     }
@@ -418,7 +441,7 @@ impl<'a> List<'a> {
         Framed {
             buf: self.buf,
             pos: self.pos,
-            left: self.count,
+            left: self.len(),
         }
     }
 
