@@ -27,6 +27,16 @@ pub(super) fn parse(body: &[u8], max_batch: usize) -> Result<Body, serde_json::E
     let mut de = serde_json::Deserializer::from_slice(body);
     let parsed = BatchSeed { max_batch }.deserialize(&mut de)?;
     de.end()?;
+    if let Body::TooLarge(_) = parsed {
+        // The members past the limit were skipped, and skipping a string does not check
+        // its UTF-8; a body that is not UTF-8 is not JSON, whatever its length.
+        if let Err(e) = std::str::from_utf8(body) {
+            return Err(serde::de::Error::custom(format!(
+                "invalid UTF-8 at byte {}",
+                e.valid_up_to()
+            )));
+        }
+    }
     Ok(parsed)
 }
 
@@ -87,6 +97,10 @@ mod tests {
 
     #[test]
     fn malformed_is_an_error_even_past_the_limit() {
+        // Found by the `jsonrpc` fuzz target: invalid UTF-8 inside a string past the
+        // limit was skipped unchecked, so the body was "too large" instead of not JSON.
+        assert!(parse(b"[1, \"\xff\"]", 1).is_err());
+        assert!(parse(b"[1, \"\xff\"]", 2).is_err());
         assert!(parse(b"[1, 2, 3", 1).is_err());
         assert!(parse(b"[1, 2] x", 5).is_err());
         assert!(parse(b"[1, 2, nul]", 1).is_err());
