@@ -98,19 +98,6 @@ impl Builder {
         b
     }
 
-    /// A placeholder that owns no heap memory (its buffer is empty, not even a header).
-    /// Call [`Builder::clear`] before using it.
-    pub(crate) fn unallocated() -> Self {
-        Builder {
-            buf: Vec::new(),
-            base: 0,
-            root: 0,
-            version: VERSION1,
-            deferred: Vec::new(),
-            scratch: Vec::new(),
-        }
-    }
-
     /// Forget the message being built, keeping every buffer's capacity and the version.
     pub fn clear(&mut self) {
         self.buf.clear();
@@ -240,6 +227,45 @@ impl Builder {
         let at = self.rel(self.buf.len());
         self.buf.extend_from_slice(data);
         at
+    }
+
+    /// Encode, in one copy, a message whose root object has only inline fields (scalars
+    /// and `bytes_fixed`): `N` is `16 + SIZE`, and `fill` writes each field at
+    /// `16 + offset` of a zeroed array whose header is already there. The bytes are those
+    /// of `start_object(SIZE)`, the setters and [`Builder::finish`] (root 16, size `N`,
+    /// flags 0), which generated code relies on for such structs.
+    ///
+    /// ```
+    /// use zap_runtime::{Builder, Scalar};
+    /// let mut slow = Builder::new();
+    /// let mut obj = slow.start_object(8);
+    /// obj.set_u64(0, 42);
+    /// obj.finish_as_root();
+    /// let mut fast = Builder::new();
+    /// let bytes = fast.encode_inline::<24>(|m| 42u64.write_at(m, 16));
+    /// assert_eq!(bytes, slow.finish());
+    /// ```
+    #[inline]
+    pub fn encode_inline<const N: usize>(&mut self, fill: impl FnOnce(&mut [u8; N])) -> &[u8] {
+        const {
+            assert!(
+                N >= HEADER_SIZE,
+                "an inline message is at least its 16-byte header"
+            )
+        };
+        let mut msg = [0u8; N];
+        msg[..4].copy_from_slice(&MAGIC);
+        msg[4..6].copy_from_slice(&self.version.to_le_bytes());
+        msg[8..12].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
+        msg[12..16].copy_from_slice(&(N as u32).to_le_bytes());
+        fill(&mut msg);
+        self.buf.clear();
+        self.deferred.clear();
+        self.scratch.clear();
+        self.base = 0;
+        self.root = HEADER_SIZE as u32;
+        self.buf.extend_from_slice(&msg);
+        &self.buf
     }
 
     /// Finish the message: write the root offset and size. Flags stay 0.

@@ -10,7 +10,7 @@ use quote::{quote, quote_spanned};
 use super::fields::{field_code, FieldCode};
 use super::names;
 use super::Options;
-use crate::ir::{ListShape, Schema, Struct};
+use crate::ir::{ListShape, Schema, Struct, Type};
 
 fn doc_attrs(doc: &[String]) -> TokenStream {
     let lines = doc.iter().map(|l| format!(" {l}"));
@@ -53,6 +53,7 @@ pub fn generate(
         TokenStream::new()
     };
     let json = json_impls(&name, &codes, &skipped, rt);
+    let inline_encode = inline_encode(s, &codes, rt);
     let offsets = codes.iter().map(|c| &c.offset_const);
     let getters = codes.iter().map(|c| &c.getter);
     let setters = codes.iter().map(|c| &c.setter);
@@ -169,10 +170,49 @@ pub fn generate(
                 fn write_fields(&self, #obj_param: &mut #rt::ObjectBuilder<'_>) {
                     #(#writes)*
                 }
+
+                #inline_encode
             }
 
             #json
         };
+    }
+}
+
+/// For a struct whose fields are all inline, `ZapStruct::encode` as one stack array
+/// copied into the builder (`Builder::encode_inline`): the layout is known here, so the
+/// header and every field go to constant positions. Same bytes as the generic path.
+fn inline_encode(s: &Struct, codes: &[FieldCode], rt: &syn::Path) -> TokenStream {
+    if !matches!(s.list_shape, ListShape::Strided { .. }) {
+        return TokenStream::new();
+    }
+    let writes = s.fields.iter().zip(codes).map(|(f, c)| {
+        let ident = &c.ident;
+        let pos = Literal::usize_unsuffixed(16 + f.offset as usize);
+        match &f.ty {
+            Type::Scalar(k) => {
+                let t = super::fields::scalar_type(*k);
+                quote!(<#t as #rt::Scalar>::write_at(self.#ident, m, #pos);)
+            }
+            Type::BytesFixed(n) => {
+                let n = Literal::usize_unsuffixed(*n as usize);
+                quote!(m[#pos..#pos + #n].copy_from_slice(&self.#ident);)
+            }
+            // Not inline: the struct would not be strided.
+            _ => TokenStream::new(),
+        }
+    });
+    let len = Literal::usize_unsuffixed(16 + s.size as usize);
+    let m = if s.fields.is_empty() {
+        quote!(_m)
+    } else {
+        quote!(m)
+    };
+    quote! {
+        #[inline]
+        fn encode<'b>(&self, b: &'b mut #rt::Builder) -> &'b [u8] {
+            b.encode_inline(|#m: &mut [u8; #len]| { #(#writes)* })
+        }
     }
 }
 
