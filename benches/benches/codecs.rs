@@ -100,6 +100,7 @@ fn codecs(c: &mut Criterion) {
     let mut g = c.benchmark_group("encode_response");
     for_each_codec!(encode_response(&mut g));
     zap_pooled_encode_response(&mut g);
+    zap_direct_encode_response(&mut g);
     g.finish();
     let mut g = c.benchmark_group("roundtrip");
     for_each_codec!(roundtrip(&mut g));
@@ -125,6 +126,17 @@ fn zap_pooled_encode_response(g: &mut Group<'_>) {
                 .set_nonce(v.nonce)
                 .set_block_hash(&v.block_hash);
             black_box(r.finish_message().len())
+        })
+    });
+}
+
+/// The floor: the same bytes written at constant offsets into a stack array, copied once.
+fn zap_direct_encode_response(g: &mut Group<'_>) {
+    let v = response();
+    let mut out = Vec::with_capacity(256);
+    g.bench_function("zap_fixed_direct", |b| {
+        b.iter(|| {
+            black_box(zap_benches::codecs::encode_response_direct(&mut out, black_box(&v)).len())
         })
     });
 }

@@ -16,7 +16,7 @@ mod zap;
 
 pub use json::{JsonBytes, JsonEngine, JsonStr, SerdeJson, SonicRs};
 pub use prost_codec::Prost;
-pub use zap::{ZapFixed, ZapTails};
+pub use zap::{encode_response_direct, ZapFixed, ZapTails};
 
 use crate::values::{Request, Response, Sink};
 

@@ -1,6 +1,7 @@
 //! Protobuf through prost, from `proto/eth.proto`. Decoding merges into messages the
-//! codec keeps, so their byte vectors are reused (the charitable way to use prost; a
-//! plain `Message::decode` allocates the `bytes` fields every time).
+//! codec keeps rather than building new ones (the charitable way to use prost); prost
+//! still allocates a fresh vector for each `bytes` field it reads (the allocation
+//! counter shows one per message).
 
 use prost::Message as _;
 
