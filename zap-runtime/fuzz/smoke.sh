@@ -12,7 +12,7 @@ cd "$(dirname "$0")"
 secs=${1:-20}
 ./seed.sh
 cargo +nightly fuzz build -O
-for target in reader frame_decoder envelope; do
+for target in reader frame_decoder envelope kitchen_reader stream_dispatch jsonrpc roundtrip; do
     echo "== $target (${secs}s)"
     cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
         -max_total_time="$secs" -print_final_stats=1 2>&1 \

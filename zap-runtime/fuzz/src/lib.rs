@@ -573,3 +573,6 @@ pub fn walk(buf: &[u8]) {
     };
     Walker::new(buf, seed).walk_message(buf);
 }
+
+pub mod schemas;
+pub mod support;
