@@ -1,10 +1,47 @@
 //! [`BuilderPool`]: hands out warm builders and takes them back, so steady-state message
 //! building allocates nothing.
 
+use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
 use crate::build::Builder;
+
+thread_local! {
+    /// One warm builder per thread, shared by every pool (builders are interchangeable):
+    /// a take and a give-back on the same thread, the common case, touch no lock.
+    static WARM: RefCell<Option<Box<Builder>>> = const { RefCell::new(None) };
+}
+
+/// The calling thread's warm builder, if it has one within `max_capacity`.
+fn take_warm(max_capacity: usize) -> Option<Box<Builder>> {
+    WARM.try_with(|slot| {
+        let mut slot = slot.try_borrow_mut().ok()?;
+        match slot.take() {
+            Some(b) if b.capacity() <= max_capacity => Some(b),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    })
+    .ok()
+    .flatten()
+}
+
+/// Keep `builder` as the calling thread's warm builder if the slot is free; otherwise
+/// hand it back.
+fn keep_warm(builder: Box<Builder>) -> Option<Box<Builder>> {
+    let mut builder = Some(builder);
+    let _ = WARM.try_with(|slot| {
+        if let Ok(mut slot) = slot.try_borrow_mut() {
+            if slot.is_none() {
+                *slot = builder.take();
+            }
+        }
+    });
+    builder
+}
 
 /// A pool of reusable [`Builder`]s.
 ///
@@ -12,6 +49,10 @@ use crate::build::Builder;
 /// goes back to the pool when dropped. A builder whose buffers grew past
 /// `max_capacity` bytes (one huge message) is freed instead of kept, so a spike does not
 /// pin memory forever; at most `max_idle` builders wait in the pool.
+///
+/// Each thread also keeps one warm builder (shared by all pools, bounded by the largest
+/// `max_capacity` in use), so a take and a give-back on the same thread, the common
+/// case, take no lock; [`BuilderPool::idle`] does not count it.
 ///
 /// ```
 /// use zap_runtime::BuilderPool;
@@ -63,7 +104,8 @@ impl BuilderPool {
 
     /// Take a cleared builder (a pooled one if any is idle, else a new one).
     pub fn get(&self) -> PooledBuilder<'_> {
-        let reused = self.idle.lock().ok().and_then(|mut idle| idle.pop());
+        let reused = take_warm(self.max_capacity)
+            .or_else(|| self.idle.lock().ok().and_then(|mut idle| idle.pop()));
         let builder =
             reused.unwrap_or_else(|| Box::new(Builder::with_capacity(self.initial_capacity)));
         PooledBuilder {
@@ -72,7 +114,7 @@ impl BuilderPool {
         }
     }
 
-    /// Builders currently idle in the pool.
+    /// Builders currently idle in the pool (not counting the threads' warm builders).
     pub fn idle(&self) -> usize {
         self.idle.lock().map(|idle| idle.len()).unwrap_or(0)
     }
@@ -83,6 +125,9 @@ impl BuilderPool {
         }
         builder.clear();
         builder.set_version(crate::VERSION1);
+        let Some(builder) = keep_warm(builder) else {
+            return;
+        };
         if let Ok(mut idle) = self.idle.lock() {
             if idle.len() < self.max_idle {
                 idle.push(builder);

@@ -227,29 +227,73 @@ fn deferred_payloads_land_in_setter_order_after_children() {
 
 #[test]
 fn pool_reuses_builders_and_drops_oversized_ones() {
-    let pool = BuilderPool::with_limits(2, 4096);
-    {
-        let mut b = pool.get();
-        b.start_object(64).finish_as_root();
-        b.finish();
+    // A fresh thread, so its warm builder slot starts empty.
+    std::thread::spawn(|| {
+        let pool = BuilderPool::with_limits(2, 8192);
+        let grown = {
+            let mut b = pool.get();
+            let mut o = b.start_object(8);
+            o.set_bytes(0, &[1u8; 1000]);
+            o.finish_as_root();
+            b.finish();
+            b.capacity()
+        };
+        {
+            let b = pool.get();
+            assert_eq!(b.len(), 16, "a pooled builder comes back cleared");
+            assert_eq!(
+                b.capacity(),
+                grown,
+                "the same (warm) builder is handed out again"
+            );
+        }
+        {
+            let mut b = pool.get();
+            let mut o = b.start_object(8);
+            o.set_bytes(0, &vec![7u8; 64 * 1024]);
+            o.finish_as_root();
+            b.finish();
+        }
+        let fresh = pool.get();
+        assert!(
+            fresh.capacity() < grown,
+            "a builder grown past the cap is freed, not pooled"
+        );
+        drop(fresh);
+        let loans = (pool.get(), pool.get(), pool.get(), pool.get());
+        drop(loans);
+        assert_eq!(
+            pool.idle(),
+            2,
+            "one stays warm on the thread, max_idle wait in the pool, the rest are freed"
+        );
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn pooled_builders_move_between_threads() {
+    let pool = std::sync::Arc::new(BuilderPool::new());
+    let handles: Vec<_> = (0..4u64)
+        .map(|t| {
+            let pool = pool.clone();
+            std::thread::spawn(move || {
+                for i in 0..1000u64 {
+                    let mut b = pool.get();
+                    let mut o = b.start_object(16);
+                    o.set_u64(0, t);
+                    o.set_u64(8, i);
+                    o.finish_as_root();
+                    let root = Message::parse(b.finish()).unwrap().root();
+                    assert_eq!((root.u64(0), root.u64(8)), (t, i));
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
     }
-    assert_eq!(pool.idle(), 1);
-    {
-        let mut b = pool.get();
-        assert_eq!(b.len(), 16, "a pooled builder comes back cleared");
-        let mut o = b.start_object(8);
-        o.set_bytes(0, &vec![7u8; 64 * 1024]);
-        o.finish_as_root();
-        b.finish();
-    }
-    assert_eq!(
-        pool.idle(),
-        0,
-        "a builder grown past the cap is freed, not pooled"
-    );
-    let (x, y, z) = (pool.get(), pool.get(), pool.get());
-    drop((x, y, z));
-    assert_eq!(pool.idle(), 2, "no more than max_idle are kept");
 }
 
 #[test]
