@@ -3,7 +3,8 @@
 # 2-core machine in a few minutes:
 #   1. build release (benches, load generator, baselines, the eth-rpc example);
 #   2. criterion: every codec, decode / encode / roundtrip / handler (short times);
-#   3. allocations per operation and wire sizes (benches/src/bin/allocs.rs);
+#   3. allocations per operation and wire sizes (benches/src/bin/allocs.rs), and
+#      instructions per operation under callgrind (noise-free ratios);
 #   4. end to end on loopback: eth-rpc (ZAP/TCP and JSON-RPC/HTTP), the echo baseline
 #      and the hyper baseline, at 64 connections without pipelining and at depth 16;
 #      servers pinned to core 0, the load generator to core 1;
@@ -11,7 +12,8 @@
 #   6. benches/results/report.py writes the tables and the chart.
 #
 # Needs: cargo, python3 (stdlib only), taskset (util-linux: apt-get install util-linux),
-# lscpu (util-linux); optional: perf (apt-get install linux-perf) for the profiles.
+# lscpu (util-linux); optional: perf (apt-get install linux-perf) for the profiles,
+# valgrind (apt-get install valgrind) for instruction counts.
 # Knobs (environment): CRITERION_SECONDS (default 1), E2E_SECONDS (default 5),
 # E2E_WARMUP (default 1), PROFILE=0 to skip perf, CARGO_TARGET_DIR.
 set -euo pipefail
@@ -96,6 +98,27 @@ done
 
 echo "== allocations per operation, wire sizes"
 "${CLIENT_PIN[@]}" "$BIN/allocs" --json "$RAW/allocs.json"
+
+# Instructions per operation, counted by callgrind: unlike time, the same whatever else
+# the machine is doing, so these ratios survive a busy machine.
+if command -v valgrind >/dev/null 2>&1; then
+    echo "== instructions per operation (callgrind)"
+    instructions() {
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN/allocs" --only "$1" 2>&1 |
+            sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+    }
+    base=$(instructions none/none)
+    for codec in zap_fixed zap_tails prost sonic_rs_str sonic_rs_bytes serde_json_str serde_json_bytes; do
+        for op in decode_request decode_response encode_request encode_response handler; do
+            echo "$codec $op $(($(instructions "$codec/$op") - base))"
+        done
+    done >"$RAW/instructions.txt"
+    for sel in zap_fixed_pooled/encode_response zap_fixed_direct/encode_response; do
+        echo "${sel%/*} ${sel#*/} $(($(instructions "$sel") - base))"
+    done >>"$RAW/instructions.txt"
+else
+    echo "run.sh: valgrind not found (apt-get install valgrind): no instruction counts" >&2
+fi
 
 # Start a server pinned to core 0; wait until it accepts connections.
 start() {

@@ -58,6 +58,18 @@ def criterion(root):
     return out
 
 
+def instructions(raw):
+    """{op: {codec: instructions per op}} from callgrind totals over 11,000 operations."""
+    out = {}
+    path = os.path.join(raw, "instructions.txt")
+    if os.path.exists(path):
+        for line in open(path):
+            parts = line.split()
+            if len(parts) == 3:
+                out.setdefault(parts[1], {})[parts[0]] = int(parts[2]) / 11000
+    return out
+
+
 def machine(raw):
     facts = {}
     path = os.path.join(raw, "machine.txt")
@@ -163,9 +175,36 @@ def e2e_table(e2e, lines):
     lines.append("")
 
 
-def aims(bench, allocs, e2e, lines):
-    lines.append("| aim | measured | verdict |")
-    lines.append("| --- | --- | --- |")
+def instr_table(instr, lines):
+    ops = ["decode_request", "decode_response", "encode_request", "encode_response", "handler"]
+    lines.append("Instructions per operation counted by `valgrind --tool=callgrind` "
+                 "(`allocs --only CODEC/OP`, 11,000 operations, minus an empty run). Unlike "
+                 "time, these do not move when other processes load the machine; they include "
+                 "a few instructions of loop and indirect-call overhead per operation for "
+                 "every codec. Ratio = sonic-rs (hex as strings, its cheaper framing) ÷ this.")
+    lines.append("")
+    lines.append("| codec | " + " | ".join(ops) + " |")
+    lines.append("| --- |" + " ---: |" * len(ops))
+    for codec, name in CODECS:
+        cells = []
+        for op in ops:
+            n = instr.get(op, {}).get(codec)
+            ref = instr.get(op, {}).get("sonic_rs_str")
+            if n is None:
+                cells.append("")
+            elif ref and codec != "sonic_rs_str":
+                cells.append(f"{n:,.0f} ({fmt_x(ref / n)})")
+            else:
+                cells.append(f"{n:,.0f}")
+        if any(cells):
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    lines.append("")
+
+
+def aims(bench, allocs, e2e, lines, instr=None):
+    instr = instr or {}
+    lines.append("| aim | measured (median time) | verdict (time) | instructions ratio (callgrind) |")
+    lines.append("| --- | --- | --- | --- |")
 
     def codec_aim(label, groups, aim):
         for group in groups:
@@ -177,8 +216,11 @@ def aims(bench, allocs, e2e, lines):
             if best is None:
                 continue
             x = best / rows["zap_fixed"]
+            ins = instr.get(group, {})
+            iref = min((ins[r] for r in ("sonic_rs_str", "sonic_rs_bytes") if r in ins), default=None)
+            ix = f"{iref / ins['zap_fixed']:.1f}×" if iref and ins.get("zap_fixed") else "–"
             lines.append(f"| {label}: {group} ≥ {aim}× faster than sonic-rs (its faster framing) "
-                         f"| {fmt_ns(rows['zap_fixed'])} vs {fmt_ns(best)} | {verdict(x, aim)} |")
+                         f"| {fmt_ns(rows['zap_fixed'])} vs {fmt_ns(best)} | {verdict(x, aim)} | {ix} |")
 
     codec_aim("decode", ["decode_request", "decode_response"], 50)
     codec_aim("encode", ["encode_request", "encode_response"], 5)
@@ -188,17 +230,17 @@ def aims(bench, allocs, e2e, lines):
         ops = ["decode_request", "decode_response", "encode_request", "encode_response", "handler"]
         worst = max(cells.get(("zap_fixed", op), 0) for op in ops)
         lines.append(f"| zero allocations: ZAP decode, encode, handler | max {worst:g} per op "
-                     f"| {'**met**' if worst == 0 else '**missed**'} |")
+                     f"| {'**met**' if worst == 0 else '**missed**'} | |")
     zap1, http1 = e2e.get(("zap", 1)), e2e.get(("http", 1))
     if zap1 and http1:
         x = zap1["req_per_s"] / http1["req_per_s"]
         lines.append(f"| 64 connections, no pipelining: ZAP/TCP ≥ 1.3× JSON/HTTP req/s "
-                     f"| {zap1['req_per_s']:,.0f} vs {http1['req_per_s']:,.0f} | {verdict(x, 1.3)} |")
+                     f"| {zap1['req_per_s']:,.0f} vs {http1['req_per_s']:,.0f} | {verdict(x, 1.3)} | |")
     zap16, echo16 = e2e.get(("zap", 16)), e2e.get(("zap-echo", 16))
     if zap16 and echo16:
         x = zap16["req_per_s"] / echo16["req_per_s"]
         lines.append(f"| depth 16: ZAP server ≥ 0.9× the bare echo baseline "
-                     f"| {zap16['req_per_s']:,.0f} vs {echo16['req_per_s']:,.0f} | {verdict(x, 0.9)} |")
+                     f"| {zap16['req_per_s']:,.0f} vs {echo16['req_per_s']:,.0f} | {verdict(x, 0.9)} | |")
     lines.append("")
 
 
@@ -329,7 +371,8 @@ def main():
     lines.append("")
     lines.append("## Aims")
     lines.append("")
-    aims(bench, allocs, e2e, lines)
+    instr = instructions(args.raw)
+    aims(bench, allocs, e2e, lines, instr)
     lines.append("![ns per operation and end-to-end req/s](chart.svg)")
     lines.append("")
     lines.append("## Codecs (criterion)")
@@ -343,6 +386,10 @@ def main():
                  f"pinned to core 1 where taskset exists; the median is shown.")
     lines.append("")
     codec_tables(bench, lines)
+    if instr:
+        lines.append("## Instructions per operation (callgrind)")
+        lines.append("")
+        instr_table(instr, lines)
     if allocs:
         lines.append("## Allocations per operation")
         lines.append("")

@@ -3,7 +3,9 @@
 //! the request and the response for each codec.
 //!
 //! `allocs [--json PATH]`: prints a table; with `--json`, also writes the numbers for
-//! `benches/run.sh`.
+//! `benches/run.sh`. `allocs --only CODEC/OP` runs that one operation alone (11,000
+//! times), so that `valgrind --tool=callgrind` can count its instructions: run.sh
+//! subtracts a run of `--only none` and divides.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -53,7 +55,7 @@ const WARMUP: u64 = 1_000;
 const ITERATIONS: u64 = 10_000;
 
 /// Allocations and bytes per call of `op`, after a warm-up.
-fn per_op(mut op: impl FnMut()) -> (f64, f64) {
+fn per_op(op: &mut dyn FnMut()) -> (f64, f64) {
     for _ in 0..WARMUP {
         op();
     }
@@ -83,7 +85,15 @@ struct Size {
     response: usize,
 }
 
-fn measure<C: Codec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>) {
+/// Is `codec/op` selected (`None`: everything)?
+fn wanted(only: Option<&str>, codec: &str, op: &str) -> bool {
+    only.is_none_or(|only| only.split_once('/') == Some((codec, op)))
+}
+
+fn measure<C: Codec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>, only: Option<&str>) {
+    if only.is_some_and(|only| !only.starts_with(&format!("{}/", C::NAME))) {
+        return;
+    }
     let req_in = C::prepare_request(&request());
     let resp_in = C::prepare_response(&response());
     let req = C::default().encode_request(&req_in).to_vec();
@@ -95,67 +105,55 @@ fn measure<C: Codec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>) {
     });
     let mut c = C::default();
     let mut s = C::default();
-    let mut row = |op, (allocs, bytes)| {
-        rows.push(Row {
-            codec: C::NAME,
-            op,
-            allocs,
-            bytes,
-        })
+    let mut row = |op, run: &mut dyn FnMut()| {
+        if wanted(only, C::NAME, op) {
+            let (allocs, bytes) = per_op(run);
+            rows.push(Row {
+                codec: C::NAME,
+                op,
+                allocs,
+                bytes,
+            });
+        }
     };
-    row(
-        "decode_request",
-        per_op(|| {
-            let mut sink = Sink::default();
-            black_box(c.decode_request(black_box(&req), &mut sink).is_ok());
-            black_box(sink);
-        }),
-    );
-    row(
-        "decode_response",
-        per_op(|| {
-            let mut sink = Sink::default();
-            black_box(c.decode_response(black_box(&resp), &mut sink).is_ok());
-            black_box(sink);
-        }),
-    );
-    row(
-        "encode_request",
-        per_op(|| {
-            black_box(c.encode_request(black_box(&req_in)).len());
-        }),
-    );
-    row(
-        "encode_response",
-        per_op(|| {
-            black_box(c.encode_response(black_box(&resp_in)).len());
-        }),
-    );
-    row(
-        "roundtrip",
-        per_op(|| {
-            let mut sink = Sink::default();
-            let wire = c.encode_request(black_box(&req_in));
-            let ok = s.decode_request(wire, &mut sink).is_ok();
-            let wire = s.encode_response(black_box(&resp_in));
-            black_box(ok & c.decode_response(wire, &mut sink).is_ok());
-            black_box(sink);
-        }),
-    );
-    row(
-        "handler",
-        per_op(|| {
-            black_box(c.handle(black_box(&req)).map(|w| w.len()).ok());
-        }),
-    );
+    row("decode_request", &mut || {
+        let mut sink = Sink::default();
+        black_box(c.decode_request(black_box(&req), &mut sink).is_ok());
+        black_box(sink);
+    });
+    row("decode_response", &mut || {
+        let mut sink = Sink::default();
+        black_box(c.decode_response(black_box(&resp), &mut sink).is_ok());
+        black_box(sink);
+    });
+    row("encode_request", &mut || {
+        black_box(c.encode_request(black_box(&req_in)).len());
+    });
+    row("encode_response", &mut || {
+        black_box(c.encode_response(black_box(&resp_in)).len());
+    });
+    row("roundtrip", &mut || {
+        let mut sink = Sink::default();
+        let wire = c.encode_request(black_box(&req_in));
+        let ok = s.decode_request(wire, &mut sink).is_ok();
+        let wire = s.encode_response(black_box(&resp_in));
+        black_box(ok & c.decode_response(wire, &mut sink).is_ok());
+        black_box(sink);
+    });
+    row("handler", &mut || {
+        black_box(c.handle(black_box(&req)).map(|w| w.len()).ok());
+    });
 }
 
 /// The fixed layout built through `BuilderPool` (get, build, give back).
-fn pooled(rows: &mut Vec<Row>) {
+fn pooled(rows: &mut Vec<Row>, only: Option<&str>) {
+    if !wanted(only, "zap_fixed_pooled", "encode_response") {
+        return;
+    }
     use zap_benches::generated::eth::BalanceResponseBuilder;
     let pool = zap_runtime::BuilderPool::new();
     let v = ZapFixed::prepare_response(&response());
-    let (allocs, bytes) = per_op(|| {
+    let (allocs, bytes) = per_op(&mut || {
         let mut builder = pool.get();
         let mut r = BalanceResponseBuilder::new(&mut builder);
         r.set_id(v.id)
@@ -166,6 +164,24 @@ fn pooled(rows: &mut Vec<Row>) {
     });
     rows.push(Row {
         codec: "zap_fixed_pooled",
+        op: "encode_response",
+        allocs,
+        bytes,
+    });
+}
+
+/// The constant-offset writer: the floor of ZAP encoding.
+fn direct(rows: &mut Vec<Row>, only: Option<&str>) {
+    if !wanted(only, "zap_fixed_direct", "encode_response") {
+        return;
+    }
+    let v = response();
+    let mut out = Vec::with_capacity(256);
+    let (allocs, bytes) = per_op(&mut || {
+        black_box(zap_benches::codecs::encode_response_direct(&mut out, black_box(&v)).len());
+    });
+    rows.push(Row {
+        codec: "zap_fixed_direct",
         op: "encode_response",
         allocs,
         bytes,
@@ -186,18 +202,20 @@ fn to_json(rows: &[Row], sizes: &[Size]) -> serde_json::Value {
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let json_path = match args.as_slice() {
-        [] => None,
-        [flag, path] if flag == "--json" => Some(path.clone()),
+    let (json_path, only) = match args.as_slice() {
+        [] => (None, None),
+        [flag, path] if flag == "--json" => (Some(path.clone()), None),
+        [flag, sel] if flag == "--only" => (None, Some(sel.as_str())),
         _ => {
-            eprintln!("usage: allocs [--json PATH]");
+            eprintln!("usage: allocs [--json PATH | --only CODEC/OP]");
             return std::process::ExitCode::from(2);
         }
     };
     let mut rows = Vec::new();
     let mut sizes = Vec::new();
-    for_each_codec!(measure(&mut rows, &mut sizes));
-    pooled(&mut rows);
+    for_each_codec!(measure(&mut rows, &mut sizes, only));
+    pooled(&mut rows, only);
+    direct(&mut rows, only);
 
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
