@@ -50,8 +50,8 @@ pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, Strid
 pub use scalar::Scalar;
 pub use service::{CallError, ClientError, Local, MethodInfo, Reply, Service, Transport};
 pub use typed::{
-    read_struct_list, struct_list, write_fixed_list, write_framed_list, write_pointer_list,
-    write_scalar_list, write_struct_list, write_text_list, Structs, ZapStruct,
+    struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
+    write_struct_list, write_text_list, DecodeBudget, Structs, ZapStruct,
 };
 
 /// Re-exports for generated code: users need no dependency of their own on these.

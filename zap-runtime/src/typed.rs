@@ -31,8 +31,16 @@ pub trait ZapStruct: Sized {
 
     /// View an object as this struct.
     fn reader(obj: Object<'_>) -> Self::Reader<'_>;
-    /// Copy everything the reader sees into an owned value.
+    /// Copy everything the reader sees into an owned value, within a [`DecodeBudget`]
+    /// sized for the reader's message (generated code builds it).
     fn from_reader(reader: Self::Reader<'_>) -> Self;
+    /// Copy everything the reader sees into an owned value, decoding nested structs
+    /// through `budget` (see [`DecodeBudget::child`]). Generated code implements both
+    /// methods; a hand-written struct without nested structs can keep this default.
+    fn from_reader_in(reader: Self::Reader<'_>, budget: &mut DecodeBudget) -> Self {
+        let _ = budget;
+        Self::from_reader(reader)
+    }
     /// Set every field on an open object, in declaration order (so flat messages are
     /// byte-identical to the other runtimes).
     fn write_fields(&self, obj: &mut ObjectBuilder<'_>);
@@ -139,16 +147,44 @@ pub fn write_text_list<T: AsRef<str>>(b: &mut Builder, items: &[T]) -> ListRef {
     list.finish()
 }
 
-/// Read a `list<T>` of structs (either shape) into owned values.
-pub fn read_struct_list<T: ZapStruct>(list: crate::List<'_>) -> Vec<T> {
-    if T::INLINE {
-        list.objects(T::SIZE)
-            .map(|o| T::from_reader(T::reader(o)))
-            .collect()
-    } else {
-        list.messages()
-            .map(|o| T::from_reader(T::reader(o)))
-            .collect()
+/// How much a decode into owned values may build.
+///
+/// Messages are graphs: a hostile one can point a child at its parent (an endless chain)
+/// or have many pointers share one object (exponential fan-out). Decoding into owned
+/// values therefore stops at [`DecodeBudget::MAX_DEPTH`] levels of nested structs and
+/// after a number of struct values proportional to the message size (twice its length
+/// plus 64, more than any message without sharing can hold). Past the budget, a child
+/// reads as null and a list of structs ends early. Zero-copy readers are not affected:
+/// they build nothing.
+#[derive(Debug, Clone)]
+pub struct DecodeBudget {
+    depth: u32,
+    nodes: usize,
+}
+
+impl DecodeBudget {
+    /// Most levels of nested structs decoded below the root.
+    pub const MAX_DEPTH: u32 = 64;
+
+    /// The budget for decoding a message of `len` bytes.
+    pub fn for_message(len: usize) -> Self {
+        DecodeBudget {
+            depth: 0,
+            nodes: len.saturating_mul(2).saturating_add(64),
+        }
+    }
+
+    /// Decode one nested struct, or `None` once the depth or node budget is spent.
+    #[inline]
+    pub fn child<T: ZapStruct>(&mut self, reader: T::Reader<'_>) -> Option<T> {
+        if self.depth >= Self::MAX_DEPTH || self.nodes == 0 {
+            return None;
+        }
+        self.nodes -= 1;
+        self.depth += 1;
+        let value = T::from_reader_in(reader, self);
+        self.depth -= 1;
+        Some(value)
     }
 }
 

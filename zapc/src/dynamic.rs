@@ -48,7 +48,8 @@ pub fn encode(schema: &Schema, ty: &Struct, json: &Value) -> Result<Vec<u8>, Jso
 /// Decode a complete message of struct `ty` into its JSON mapping.
 pub fn decode(schema: &Schema, ty: &Struct, wire: &[u8]) -> Result<Value, zap_runtime::ParseError> {
     let msg = Message::parse(wire)?;
-    Ok(read_struct(schema, ty, msg.root(), 0))
+    let mut walk = Walk::for_message(msg.size());
+    Ok(read_struct(schema, ty, msg.root(), &mut walk))
 }
 
 fn lookup<'s>(schema: &'s Schema, name: &str, path: &str) -> Result<&'s Struct, JsonError> {
@@ -303,16 +304,48 @@ fn write_scalar(
     Ok(())
 }
 
-/// Nested structs deeper than this decode as `null` (a hostile message can point a
-/// child at its parent and loop forever).
-const MAX_DEPTH: usize = 64;
+/// How much of a message graph the decoder may walk: a hostile message can point a
+/// child at its parent (an endless chain) or share one child between many pointers
+/// (exponential fan-out). The same bounds as generated code's `DecodeBudget`: nested
+/// structs deeper than [`Walk::MAX_DEPTH`], or beyond twice the message length plus 64
+/// struct values in all, decode as `null` (lists of structs end early).
+struct Walk {
+    depth: usize,
+    nodes: usize,
+}
 
-fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, depth: usize) -> Value {
+impl Walk {
+    const MAX_DEPTH: usize = zap_runtime::DecodeBudget::MAX_DEPTH as usize;
+
+    fn for_message(len: usize) -> Walk {
+        Walk {
+            depth: 0,
+            nodes: len.saturating_mul(2).saturating_add(64),
+        }
+    }
+
+    /// Read a nested struct, or `None` once the budget is spent.
+    fn child(&mut self, schema: &Schema, ty: &Struct, obj: Object<'_>) -> Option<Value> {
+        if obj.is_null() {
+            return Some(Value::Null);
+        }
+        if self.depth >= Self::MAX_DEPTH || self.nodes == 0 {
+            return None;
+        }
+        self.nodes -= 1;
+        self.depth += 1;
+        let value = read_struct(schema, ty, obj, self);
+        self.depth -= 1;
+        Some(value)
+    }
+}
+
+fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, walk: &mut Walk) -> Value {
     let mut map = Map::new();
     for field in &ty.fields {
         map.insert(
             json_key(&field.name),
-            read_field(schema, &field.ty, field.offset as usize, obj, depth),
+            read_field(schema, &field.ty, field.offset as usize, obj, walk),
         );
     }
     Value::Object(map)
@@ -338,7 +371,7 @@ fn read_scalar(s: Scalar, off: usize, obj: Object<'_>) -> Value {
     }
 }
 
-fn read_field(schema: &Schema, ty: &Type, off: usize, obj: Object<'_>, depth: usize) -> Value {
+fn read_field(schema: &Schema, ty: &Type, off: usize, obj: Object<'_>, walk: &mut Walk) -> Value {
     match ty {
         Type::Scalar(s) => read_scalar(*s, off, obj),
         Type::Text => Value::String(String::from_utf8_lossy(obj.bytes(off)).into_owned()),
@@ -346,14 +379,12 @@ fn read_field(schema: &Schema, ty: &Type, off: usize, obj: Object<'_>, depth: us
         Type::BytesFixed(n) => Value::String(to_hex(obj.bytes_fixed_slice(off, *n as usize))),
         Type::Struct(name) => {
             let child = obj.object(off);
-            match schema.struct_named(name) {
-                Some(child_ty) if !child.is_null() && depth < MAX_DEPTH => {
-                    read_struct(schema, child_ty, child, depth + 1)
-                }
-                _ => Value::Null,
-            }
+            schema
+                .struct_named(name)
+                .and_then(|child_ty| walk.child(schema, child_ty, child))
+                .unwrap_or(Value::Null)
         }
-        Type::List(list) => read_list(schema, &list.elem, list.shape, obj.list(off), depth),
+        Type::List(list) => read_list(schema, &list.elem, list.shape, obj.list(off), walk),
     }
 }
 
@@ -362,24 +393,24 @@ fn read_list(
     elem: &Type,
     shape: ListShape,
     list: zap_runtime::List<'_>,
-    depth: usize,
+    walk: &mut Walk,
 ) -> Value {
-    let child = |o: Object<'_>, ty: &Struct| {
-        if o.is_null() || depth >= MAX_DEPTH {
-            Value::Null
-        } else {
-            read_struct(schema, ty, o, depth + 1)
-        }
-    };
     let items: Vec<Value> = match (elem, shape) {
         (Type::Struct(name), shape) => match schema.struct_named(name) {
             None => Vec::new(),
             Some(ty) => match shape {
-                ListShape::Pointer => list.pointers().map(|o| child(o, ty)).collect(),
-                ListShape::Strided { width } => {
-                    list.objects(width as usize).map(|o| child(o, ty)).collect()
-                }
-                ListShape::Framed => list.messages().map(|o| child(o, ty)).collect(),
+                ListShape::Pointer => list
+                    .pointers()
+                    .map_while(|o| walk.child(schema, ty, o))
+                    .collect(),
+                ListShape::Strided { width } => list
+                    .objects(width as usize)
+                    .map_while(|o| walk.child(schema, ty, o))
+                    .collect(),
+                ListShape::Framed => list
+                    .messages()
+                    .map_while(|o| walk.child(schema, ty, o))
+                    .collect(),
             },
         },
         (Type::Text, _) => list

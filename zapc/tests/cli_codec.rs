@@ -350,3 +350,72 @@ fn generate_writes_a_module_per_schema_and_only_changed_files() {
     assert!(err.contains("no/such/dir: no such file or folder"), "{err}");
     std::fs::remove_dir_all(&out).unwrap();
 }
+
+/// `zapc decode` on hostile graphs: a two-object cycle and a root whose pointer list
+/// points back at the root twice (each level doubles). Both decode in bounded time and
+/// memory: 64 levels at most, twice the message length plus 64 struct values in all.
+#[test]
+fn decode_of_a_cycle_or_fan_out_is_bounded() {
+    use zap_runtime::Builder;
+    let hex_of = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+
+    let mut b = Builder::new();
+    let mut a = b.start_object(12);
+    a.set_u64(0, 1);
+    let a_at = a.offset();
+    let mut other = a.builder().start_object(12);
+    other.set_u64(0, 2);
+    other.set_object(8, a_at);
+    let other_at = other.finish();
+    a.set_object(8, other_at);
+    a.finish_as_root();
+    let cycle = hex_of(b.finish());
+    let (code, out, err) = zapc(
+        &[
+            "decode",
+            "--schema",
+            "schemas/recursive.zap",
+            "--type",
+            "Node",
+            "--hex",
+        ],
+        cycle.as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let mut node: Value = serde_json::from_slice(&out).unwrap();
+    let mut depth = 0;
+    while !node["next"].is_null() {
+        node = node["next"].take();
+        depth += 1;
+    }
+    assert_eq!(depth, zap_runtime::DecodeBudget::MAX_DEPTH as usize);
+
+    let mut b = Builder::new();
+    let mut root = b.start_object(24);
+    let root_at = root.offset();
+    let refs = root.builder().start_pointer_list(2);
+    root.builder().set_pointer(refs, 0, root_at);
+    root.builder().set_pointer(refs, 1, root_at);
+    let list = refs.list(root.builder());
+    root.set_list(16, list);
+    root.finish_as_root();
+    let wire_len = b.as_bytes().len();
+    let fan_out = hex_of(b.finish());
+    let (code, out, err) = zapc(
+        &[
+            "decode",
+            "--schema",
+            "schemas/recursive.zap",
+            "--type",
+            "Tree",
+            "--hex",
+        ],
+        fan_out.as_bytes(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let objects = String::from_utf8(out).unwrap().matches("\"label\"").count();
+    assert!(
+        objects <= 2 * wire_len + 64 + 1,
+        "{objects} objects from {wire_len} bytes"
+    );
+}

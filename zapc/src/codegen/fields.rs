@@ -309,7 +309,7 @@ impl TypeCode {
                         if obj.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(<#owned as #rt::ZapStruct>::reader(obj)) }
                     },
                     // `From` boxes for `Option<Box<T>>` and is the identity for `Option<T>`.
-                    from_reader: quote!(#got.map(|c| ::core::convert::From::from(<#owned as #rt::ZapStruct>::from_reader(c)))),
+                    from_reader: quote!(#got.and_then(|c| __budget.child::<#owned>(c)).map(::core::convert::From::from)),
                     write: quote! {
                         if let ::core::option::Option::Some(child) = &#v {
                             let at = <#owned as #rt::ZapStruct>::write(child, obj.builder());
@@ -388,7 +388,10 @@ impl TypeCode {
                     quote!(::core::option::Option<#owned>),
                     quote!(impl ::core::iter::Iterator<Item = ::core::option::Option<<#owned as #rt::ZapStruct>::Reader<'a>>> + ::core::clone::Clone + 'a),
                     quote!(self.obj.list(#off).pointers().map(|o| if o.is_null() { ::core::option::Option::None } else { ::core::option::Option::Some(<#owned as #rt::ZapStruct>::reader(o)) })),
-                    quote!(#got.map(|o| o.map(<#owned as #rt::ZapStruct>::from_reader)).collect()),
+                    quote!(#got.map_while(|o| match o {
+                        ::core::option::Option::None => ::core::option::Option::Some(::core::option::Option::None),
+                        ::core::option::Option::Some(e) => __budget.child::<#owned>(e).map(::core::option::Option::Some),
+                    }).collect()),
                     quote!(#rt::write_pointer_list),
                     None,
                 )
@@ -400,7 +403,7 @@ impl TypeCode {
                     quote!(#owned),
                     quote!(#rt::Structs<'a, #owned>),
                     quote!(#rt::struct_list::<#owned>(self.obj.list(#off))),
-                    quote!(#got.map(<#owned as #rt::ZapStruct>::from_reader).collect()),
+                    quote!(#got.map_while(|e| __budget.child::<#owned>(e)).collect()),
                     quote!(#rt::write_struct_list),
                     None,
                 )

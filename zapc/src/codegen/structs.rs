@@ -159,7 +159,12 @@ pub fn generate(
                     #reader::from_object(obj)
                 }
 
-                fn from_reader(#r_param: #reader<'_>) -> Self {
+                fn from_reader(r: #reader<'_>) -> Self {
+                    let mut budget = #rt::DecodeBudget::for_message(r.as_object().message_bytes().len());
+                    Self::from_reader_in(r, &mut budget)
+                }
+
+                fn from_reader_in(#r_param: #reader<'_>, __budget: &mut #rt::DecodeBudget) -> Self {
                     Self {
                         #(#from_reader)*
                         #(#skipped)*

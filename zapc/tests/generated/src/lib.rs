@@ -26,6 +26,9 @@ pub mod lists {
 pub mod offsets {
     zap_runtime::include_schema!("offsets");
 }
+pub mod recursive {
+    zap_runtime::include_schema!("recursive");
+}
 pub mod service {
     zap_runtime::include_schema!("service");
 }
