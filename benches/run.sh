@@ -15,7 +15,9 @@
 # lscpu (util-linux); optional: perf (apt-get install linux-perf) for the profiles,
 # valgrind (apt-get install valgrind) for instruction counts.
 # Knobs (environment): CRITERION_SECONDS (default 1), E2E_SECONDS (default 5),
-# E2E_WARMUP (default 1), PROFILE=0 to skip perf, CARGO_TARGET_DIR.
+# E2E_WARMUP (default 1), E2E_ROUNDS (default 3: every end-to-end run is repeated, the
+# servers taking turns, and the report keeps each one's median round), PROFILE=0 to
+# skip perf, CARGO_TARGET_DIR.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -26,6 +28,7 @@ RAW="$RESULTS/raw"
 CRITERION_SECONDS="${CRITERION_SECONDS:-1}"
 E2E_SECONDS="${E2E_SECONDS:-5}"
 E2E_WARMUP="${E2E_WARMUP:-1}"
+E2E_ROUNDS="${E2E_ROUNDS:-3}"
 PROFILE="${PROFILE:-1}"
 ZAP_ADDR=127.0.0.1:19999
 HTTP_ADDR=127.0.0.1:18545
@@ -82,6 +85,7 @@ STARTED=$(date +%s)
     echo "criterion_seconds=$CRITERION_SECONDS"
     echo "e2e_seconds=$E2E_SECONDS"
     echo "e2e_warmup=$E2E_WARMUP"
+    echo "e2e_rounds=$E2E_ROUNDS"
 } >"$RAW/machine.txt"
 
 echo "== build (release)"
@@ -149,16 +153,19 @@ start echo "$ECHO_ADDR" "$BIN/baseline_echo" --addr "$ECHO_ADDR"
 start fixed "$FIXED_ADDR" "$BIN/baseline_http" --addr "$FIXED_ADDR"
 
 load() {
-    local target=$1 addr=$2 depth=$3
+    local target=$1 addr=$2 depth=$3 round=$4
     timeout $((E2E_SECONDS * 4 + 30)) "${CLIENT_PIN[@]}" "$BIN/loadgen" --target "$target" \
         --addr "$addr" -c 64 -d "$depth" --seconds "$E2E_SECONDS" --warmup "$E2E_WARMUP" \
-        --json "$RAW/e2e-$target-d$depth.json"
+        --json "$RAW/e2e-$target-d$depth-r$round.json"
 }
-for depth in 1 16; do
-    load zap "$ZAP_ADDR" "$depth"
-    load http "$HTTP_ADDR" "$depth"
-    load zap-echo "$ECHO_ADDR" "$depth"
-    load http-fixed "$FIXED_ADDR" "$depth"
+for round in $(seq "$E2E_ROUNDS"); do
+    echo "-- round $round of $E2E_ROUNDS"
+    for depth in 1 16; do
+        load zap "$ZAP_ADDR" "$depth" "$round"
+        load http "$HTTP_ADDR" "$depth" "$round"
+        load zap-echo "$ECHO_ADDR" "$depth" "$round"
+        load http-fixed "$FIXED_ADDR" "$depth" "$round"
+    done
 done
 
 # Where the server's time goes under load: a flat cpu-clock profile (hardware counters
