@@ -2,48 +2,13 @@
 //! reading every field of a message, and building messages with a warm pooled builder,
 //! touch the heap zero times.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use zap_runtime::rpc::{Request, Response, Status};
 use zap_runtime::{BuilderPool, Message, Object};
 
-struct Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
-thread_local! {
-    // Per thread, so the test harness's own threads cannot disturb a measurement.
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the only addition
-// is bumping a thread-local counter, which itself never allocates.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-/// Heap allocations (and reallocations) made by `f` on this thread.
-fn allocations<R>(f: impl FnOnce() -> R) -> (u64, R) {
-    let before = ALLOCATIONS.with(Cell::get);
-    let out = std::hint::black_box(f());
-    (ALLOCATIONS.with(Cell::get) - before, out)
-}
+use counting_alloc::allocations_of as allocations;
 
 fn vector(file: &str, name: &str) -> Vec<u8> {
     let path = format!("{}/tests/data/{file}", env!("CARGO_MANIFEST_DIR"));

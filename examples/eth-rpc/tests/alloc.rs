@@ -4,8 +4,6 @@
 //! read buffer), while the calls go through frame decoding, envelope parsing, dispatch,
 //! the generated reader, the ledger handler, response encoding and framing, and writes.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::net::SocketAddr;
 
 use eth_rpc::eth::{BalanceRequest, BalanceResponse};
@@ -17,38 +15,10 @@ use zap_runtime::frame::{encode_frame, Direction};
 use zap_runtime::rpc::{Request, Response, Status};
 use zap_runtime::{Builder, ZapStruct};
 
-struct Counting;
+#[path = "../../../zap-runtime/tests/support/counting_alloc.rs"]
+mod counting_alloc;
 
-thread_local! {
-    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the only addition
-// is bumping a thread-local counter, which itself never allocates.
-#[allow(unsafe_code)]
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: same contract as our caller's.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCATIONS.with(|c| c.set(c.get() + 1));
-        // SAFETY: same contract as our caller's.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocations() -> u64 {
-    ALLOCATIONS.with(Cell::get)
-}
+use counting_alloc::allocations;
 
 /// One answer: frame header, envelope header, response object, a 72-byte BalanceResponse.
 const ANSWER_LEN: usize = 5 + 16 + 20 + 72;
