@@ -230,75 +230,56 @@ fn encode_and_decode_speak_raw_bytes_too() {
 
 #[test]
 fn encode_and_decode_errors_are_clear() {
-    let (code, _, err) = zapc(
-        &["encode", "--schema", "schemas/eth.zap", "--type", "Nope"],
-        b"{}",
-    );
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("has no struct named \"Nope\"; it declares: BalanceRequest, BalanceResponse"),
-        "{err}"
-    );
-    let (code, _, err) = zapc(
-        &["encode", "--schema", "schemas/missing.zap", "--type", "X"],
-        b"{}",
-    );
-    assert_eq!(code, 1);
-    assert!(err.contains("schemas/missing.zap"), "{err}");
-    let (code, _, err) = zapc(
-        &[
+    // (subcommand, schema, type, stdin, what the error must say); each exits with 1.
+    let cases: [(&str, &str, &str, &[u8], &str); 6] = [
+        (
             "encode",
-            "--schema",
             "schemas/eth.zap",
-            "--type",
-            "BalanceRequest",
-        ],
-        br#"{"id": "x"}"#,
-    );
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("$.id: expected an integer, found a string"),
-        "{err}"
-    );
-    let (code, _, err) = zapc(
-        &[
+            "Nope",
+            b"{}",
+            "has no struct named \"Nope\"; it declares: BalanceRequest, BalanceResponse",
+        ),
+        (
             "encode",
-            "--schema",
-            "schemas/eth.zap",
-            "--type",
-            "BalanceRequest",
-        ],
-        br#"{"acount": "0x00"}"#,
-    );
-    assert_eq!(code, 1);
-    assert!(err.contains("has no field \"acount\""), "{err}");
-    let (code, _, err) = zapc(
-        &[
+            "schemas/missing.zap",
+            "X",
+            b"{}",
+            "schemas/missing.zap",
+        ),
+        (
             "encode",
-            "--schema",
             "schemas/eth.zap",
-            "--type",
             "BalanceRequest",
-        ],
-        br#"{"account": "0x00"}"#,
-    );
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("$.account: expected 20 bytes of hex, found 1"),
-        "{err}"
-    );
-    let (code, _, err) = zapc(
-        &[
+            br#"{"id": "x"}"#,
+            "$.id: expected an integer, found a string",
+        ),
+        (
+            "encode",
+            "schemas/eth.zap",
+            "BalanceRequest",
+            br#"{"acount": "0x00"}"#,
+            "has no field \"acount\"",
+        ),
+        (
+            "encode",
+            "schemas/eth.zap",
+            "BalanceRequest",
+            br#"{"account": "0x00"}"#,
+            "$.account: expected 20 bytes of hex, found 1",
+        ),
+        (
             "decode",
-            "--schema",
             "schemas/eth.zap",
-            "--type",
             "BalanceRequest",
-        ],
-        b"not zap",
-    );
-    assert_eq!(code, 1);
-    assert!(err.contains("input is not a ZAP message"), "{err}");
+            b"not zap",
+            "input is not a ZAP message",
+        ),
+    ];
+    for (command, schema, ty, stdin, expected) in cases {
+        let (code, _, err) = zapc(&[command, "--schema", schema, "--type", ty], stdin);
+        assert_eq!(code, 1, "zapc {command} --type {ty}: {err}");
+        assert!(err.contains(expected), "zapc {command} --type {ty}: {err}");
+    }
 }
 
 #[test]
