@@ -126,7 +126,7 @@ fn zap_pooled_encode_response(g: &mut Group<'_>) {
                 block_hash: v.block_hash,
             };
             let mut builder = pool.get();
-            black_box(resp.encode(&mut builder).len())
+            black_box(resp.encode(&mut builder).unwrap().len())
         })
     });
 }

@@ -1,15 +1,17 @@
 //! A `#[derive(Zap)]` input to zapc's IR, then zapc's code generator: the same layout
-//! rules (`zapc::lower::layout::lay_out_struct`) and the same code (`structs::generate`
-//! with the owned definition left to the user) as a `.zap` schema.
+//! rules (`zapc::layout::lay_out_struct`) and the same companions
+//! (`structs::derive_companions`: everything but the owned type, which is the user's) as
+//! a `.zap` schema.
 
 use heck::ToUpperCamelCase;
 use proc_macro2::TokenStream;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
 
-use zapc::codegen::{structs, Options};
+use zapc::codegen::structs::{self, RustField, RustStruct};
+use zapc::codegen::Options;
 use zapc::ir;
-use zapc::lower::layout::{lay_out_struct, FieldSpec, LayoutError};
+use zapc::layout::{lay_out_struct, FieldSpec, LayoutError};
 
 use crate::attr::{field_attrs, struct_attrs};
 use crate::ctxt::Ctxt;
@@ -17,18 +19,20 @@ use crate::types::map_field;
 
 /// The expansion of `#[derive(Zap)]` for `input`, or every error found, each at its token.
 pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
-    let (structure, opts) = lower(input)?;
-    let schema = ir::Schema {
-        source_name: String::new(),
-        package: None,
-        structs: Vec::new(),
-        interfaces: Vec::new(),
-    };
-    Ok(structs::generate(&schema, &structure, &opts, false))
+    let Lowered { ir, rust, opts } = lower(input)?;
+    Ok(structs::derive_companions(&ir, &rust, &opts))
 }
 
-/// The laid-out IR of the input struct and the generator options its attributes ask for.
-pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
+/// What the derive knows of its input: the laid-out struct, how Rust spells it (one
+/// [`RustField`] per IR field), and the generator options its attributes ask for.
+pub struct Lowered {
+    pub ir: ir::Struct,
+    pub rust: RustStruct,
+    pub opts: Options,
+}
+
+/// Lower the input struct, or every error found.
+pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
     let cx = Ctxt::default();
     let attrs = struct_attrs(&cx, &input.attrs);
     check_generics(&cx, input);
@@ -36,6 +40,7 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
 
     // Rust field (for error spans and offsets) next to its FieldSpec.
     let mut specs = Vec::new();
+    let mut rust_fields = Vec::new();
     let mut placed: Vec<(&syn::Field, Option<syn::LitInt>)> = Vec::new();
     let mut skipped = Vec::new();
     let mut names: Vec<(String, &syn::Field)> = Vec::new();
@@ -89,11 +94,11 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
             doc: doc_lines(&field.attrs),
             ty: mapped.ty,
             offset: fattrs.offset.as_ref().map(|(n, _)| *n),
-            rust: Some(ir::RustField {
-                ident,
-                ty: field.ty.clone(),
-                struct_ty: mapped.struct_ty,
-            }),
+        });
+        rust_fields.push(RustField {
+            ident,
+            ty: field.ty.clone(),
+            struct_ty: mapped.struct_ty,
         });
         placed.push((field, fattrs.offset.map(|(_, lit)| lit)));
     }
@@ -102,12 +107,13 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
         Some(lit) => lit.value(),
         None => syn::ext::IdentExt::unraw(&input.ident).to_string(),
     };
-    let rust = ir::RustStruct {
+    let rust = RustStruct {
         ident: input.ident.clone(),
         vis: input.vis.clone(),
         skipped,
+        fields: rust_fields,
     };
-    let laid_out = lay_out_struct(name, doc_lines(&input.attrs), specs, Some(rust));
+    let laid_out = lay_out_struct(name, doc_lines(&input.attrs), specs);
     let structure = match laid_out {
         Ok(s) => Some(s),
         Err(errors) => {
@@ -122,7 +128,11 @@ pub fn lower(input: &DeriveInput) -> syn::Result<(ir::Struct, Options)> {
     let opts = Options {
         runtime: attrs.runtime.unwrap_or_else(|| Options::default().runtime),
     };
-    Ok((structure, opts))
+    Ok(Lowered {
+        ir: structure,
+        rust,
+        opts,
+    })
 }
 
 /// The named fields, or an error at what makes the input something else. A unit struct

@@ -1,32 +1,81 @@
-//! The derive expands to exactly what zapc generates for the same struct in a schema
-//! (with the owned definition left out): one IR, one layout, one code generator.
+//! The derive expands to exactly what zapc generates for the same struct in a schema: one
+//! IR, one layout, one code generator. The companions (constants, reader, builder,
+//! `ZapStruct`) are token for token the same; only the JSON mapping differs in form (impls
+//! through shadow structs, since a derive cannot annotate the user's struct), and the
+//! JSON parity is shown on values in `tests/parity.rs`.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use zapc::codegen::{structs, Options};
+use zapc::codegen::{names, structs, Options};
 
-use crate::expand::{expand, lower};
+use crate::expand::{expand, lower, Lowered};
 
 fn pretty(tokens: TokenStream) -> String {
     prettyplease::unparse(&syn::parse2::<syn::File>(tokens).unwrap())
 }
 
-/// zapc's code for `name` in `schemas/<file>`, without the owned struct.
-fn zapc_items(file: &str, name: &str) -> String {
+fn schema_struct(file: &str, name: &str) -> zapc::ir::Struct {
     let path = format!("{}/../schemas/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap();
     let schema = zapc::load_str(file, &text).unwrap_or_else(|e| panic!("{}", e.render()));
-    let s = schema.struct_named(name).unwrap();
-    pretty(structs::generate(&schema, s, &Options::default(), false))
+    schema.struct_named(name).unwrap().clone()
 }
 
+/// zapc's companions for `name` in `schemas/<file>`.
+fn zapc_items(file: &str, name: &str) -> String {
+    pretty(structs::schema_companions(
+        &schema_struct(file, name),
+        &Options::default(),
+    ))
+}
+
+/// The derive's expansion, less the trailing JSON block: the companions.
 fn derive_items(input: TokenStream) -> String {
-    pretty(expand(&syn::parse2(input).unwrap()).unwrap())
+    let parsed: syn::DeriveInput = syn::parse2(input).unwrap();
+    let expanded = pretty(expand(&parsed).unwrap());
+    let Lowered { ir, rust, opts } = lower(&parsed).unwrap();
+    // The front ends agree on the model and on the names before any code is compared.
+    let zapc = schema_struct_for(&ir.name);
+    assert_eq!(
+        ir.fields.len(),
+        zapc.fields.len(),
+        "field count of {}",
+        ir.name
+    );
+    assert_eq!(
+        rust.fields.len(),
+        ir.fields.len(),
+        "one RustField per field"
+    );
+    for ((d, z), r) in ir.fields.iter().zip(&zapc.fields).zip(&rust.fields) {
+        assert_eq!(
+            (&d.name, d.offset, d.width, &d.ty),
+            (&z.name, z.offset, z.width, &z.ty),
+            "{}",
+            z.name
+        );
+        assert_eq!(r.ident, names::field_ident(&z.name), "{}", z.name);
+    }
+    assert_eq!((ir.size, ir.list_shape), (zapc.size, zapc.list_shape));
+    let companions = pretty(structs::schema_companions(&ir, &opts));
+    assert!(
+        expanded.starts_with(&companions),
+        "the derive's companions differ from zapc's:\n{expanded}"
+    );
+    companions
 }
 
-/// The twins spell field types as zapc's owned types do, so even the JSON shadows (which
-/// repeat the field types) are token for token the same.
+/// The schema struct a twin stands for (the twins below are all of eth.zap or
+/// kitchen.zap).
+fn schema_struct_for(name: &str) -> zapc::ir::Struct {
+    match name {
+        "BalanceRequest" | "BalanceResponse" => schema_struct("eth.zap", name),
+        _ => schema_struct("kitchen.zap", name),
+    }
+}
+
+/// The twins spell field types as zapc's owned types do.
 #[test]
 fn eth_twins_expand_to_zapc_output() {
     let request = quote! {
@@ -105,12 +154,13 @@ fn kitchen_layout_matches_zapc() {
             items: Vec<Leaf>, inner: Option<Leaf>, #[zap(offset = 96)] nums: Vec<u32>,
         }
     };
-    let (derived, _) = lower(&input).unwrap();
+    let derived = lower(&input).unwrap().ir;
     let zapc = schema.struct_named("Kitchen").unwrap();
     assert_eq!(
         (derived.size, derived.list_shape),
         (zapc.size, zapc.list_shape)
     );
+    assert_eq!(derived.fields.len(), zapc.fields.len());
     for (d, z) in derived.fields.iter().zip(&zapc.fields) {
         assert_eq!(
             (&d.name, d.offset, d.width, &d.ty),

@@ -53,7 +53,10 @@ fn shadowed_names_do_not_matter() {
         parent: None,
         memo: 0,
     };
-    assert_eq!(shadowed::Node::decode(&node.to_bytes()).unwrap(), node);
+    assert_eq!(
+        shadowed::Node::decode(&node.to_bytes().unwrap()).unwrap(),
+        node
+    );
     let json = serde_json::to_string(&node).unwrap();
     assert_eq!(
         json,

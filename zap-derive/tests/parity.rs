@@ -112,7 +112,7 @@ fn eth_twins_write_the_flat_vectors() {
     let mut req = twin::BalanceRequestBuilder::new(&mut b);
     req.set_id(1).set_block(68943).set_account(&ACCOUNT);
     assert_eq!(
-        req.finish_message(),
+        req.finish_message().unwrap(),
         vector("flat.json", "eth_request_fixed")
     );
 
@@ -129,8 +129,8 @@ fn eth_twins_write_the_flat_vectors() {
         block_hash: HASH,
     };
     let fixed = vector("flat.json", "eth_response_fixed");
-    assert_eq!(twin.encode(&mut b), fixed);
-    assert_eq!(generated.to_bytes(), fixed);
+    assert_eq!(twin.encode(&mut b).unwrap(), fixed);
+    assert_eq!(generated.to_bytes().unwrap(), fixed);
     assert_eq!(twin::BalanceResponse::decode(&fixed).unwrap(), twin);
     let r = twin::BalanceResponseReader::parse(&fixed).unwrap();
     assert_eq!(
@@ -204,8 +204,8 @@ fn kitchen_twin_and_generated_code_agree() {
 
     let mut b = Builder::new();
     for (twin, generated) in values {
-        let twin_bytes = twin.encode(&mut b).to_vec();
-        let generated_bytes = generated.to_bytes();
+        let twin_bytes = twin.encode(&mut b).unwrap().to_vec();
+        let generated_bytes = generated.to_bytes().unwrap();
         assert_eq!(twin_bytes, generated_bytes, "byte-identical messages");
         assert_eq!(kitchen::Kitchen::decode(&twin_bytes).unwrap(), generated);
         assert_eq!(twin::Kitchen::decode(&generated_bytes).unwrap(), twin);
@@ -243,7 +243,7 @@ fn list_shapes_follow_the_element_struct() {
         }],
         refs: vec![Some(Point { x: 9, y: 9 }), None],
     };
-    let bytes = v.to_bytes();
+    let bytes = v.to_bytes().unwrap();
     let r = ShapesReader::parse(&bytes).unwrap();
     // Strided: the list's elements are 8 bytes apart, right after the list start.
     let list = r.as_object().list(Shapes::POINTS_OFFSET);

@@ -27,6 +27,16 @@ fn hex4(b: &[u8; 4]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// Why a message could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum BuildError {
+    /// The message grew past the builder's limit. Offsets on the wire are 32-bit (signed
+    /// for pointers and lists), so no message may exceed [`crate::Builder::MAX_LEN`]
+    /// bytes; a builder may be given a lower limit with [`crate::Builder::set_max_len`].
+    #[error("message of {len} bytes is over the limit of {max} bytes")]
+    TooLarge { len: usize, max: usize },
+}
+
 /// Why a message is not a valid RPC request or response envelope (spec §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 pub enum RequestError {

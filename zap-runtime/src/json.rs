@@ -11,9 +11,9 @@ use serde::ser::{SerializeSeq, Serializer};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::error::ParseError;
-use crate::typed::ZapStruct;
+use crate::zap_struct::ZapStruct;
 
 /// `0x` followed by lower-case hex of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {
@@ -201,6 +201,9 @@ pub enum ParamsError {
     /// Params of the wrong JSON type (not an object or array).
     #[error("params must be an object or an array, found {found}")]
     WrongType { found: &'static str },
+    /// The params make a request message over the builder's limit.
+    #[error("params are too large: {0}")]
+    TooLarge(#[from] crate::error::BuildError),
     /// A field failed to convert.
     #[error("invalid params for {request}: {reason}")]
     Invalid {
@@ -212,7 +215,9 @@ pub enum ParamsError {
     Unexpected,
 }
 
-fn json_type(v: &Value) -> &'static str {
+/// How an error message names the type of a JSON value: `null`, `a boolean`, `a number`,
+/// `a string`, `an array`, `an object`.
+pub fn json_type(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -261,7 +266,7 @@ pub fn params_to_wire<T: ZapStruct + DeserializeOwned>(
     params: Option<&Value>,
     b: &mut Builder,
 ) -> Result<(), ParamsError> {
-    params_to_value::<T>(params)?.encode(b);
+    params_to_value::<T>(params)?.encode(b)?;
     Ok(())
 }
 

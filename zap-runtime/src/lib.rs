@@ -19,14 +19,15 @@
 //! obj.set_u32(0, 0xDEAD_BEEF);
 //! obj.set_text(8, "zap");
 //! obj.finish_as_root();
-//! let bytes = b.finish();
+//! let bytes = b.finish()?;
 //!
 //! let msg = Message::parse(bytes).unwrap();
 //! assert_eq!(msg.root().u32(0), 0xDEAD_BEEF);
 //! assert_eq!(msg.root().text(8), "zap");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod build;
+mod builder;
 #[cfg(feature = "client")]
 pub mod client;
 mod error;
@@ -41,17 +42,17 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
-mod typed;
+mod zap_struct;
 
-pub use build::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
-pub use error::{FrameError, ParseError, RequestError};
+pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
+pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
 pub use service::{CallError, ClientError, Local, MethodInfo, Reply, Service, Transport};
-pub use typed::{
+pub use zap_struct::{
     struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
-    write_struct_list, write_text_list, DecodeBudget, Structs, ZapStruct,
+    write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, Structs, ZapStruct,
 };
 
 /// Re-exports for generated code: users need no dependency of their own on these.

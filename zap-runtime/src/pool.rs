@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::Mutex;
 
-use crate::build::Builder;
+use crate::builder::Builder;
 
 thread_local! {
     /// One warm builder per thread, shared by every pool (builders are interchangeable):
@@ -61,8 +61,9 @@ fn keep_warm(builder: Box<Builder>) -> Option<Box<Builder>> {
 /// let mut obj = b.start_object(8);
 /// obj.set_u64(0, 7);
 /// obj.finish_as_root();
-/// let wire: &[u8] = b.finish();
+/// let wire: &[u8] = b.finish()?;
 /// assert_eq!(wire.len(), 24);
+/// # Ok::<(), zap_runtime::BuildError>(())
 /// ```
 #[derive(Debug)]
 pub struct BuilderPool {
@@ -100,6 +101,18 @@ impl BuilderPool {
             max_capacity,
             initial_capacity: 256,
         }
+    }
+
+    /// The process-wide pool with the default limits: what generated client stubs encode
+    /// their requests with, so a warm call allocates no builder.
+    pub fn shared() -> &'static BuilderPool {
+        static SHARED: BuilderPool = BuilderPool {
+            idle: Mutex::new(Vec::new()),
+            max_idle: BuilderPool::DEFAULT_MAX_IDLE,
+            max_capacity: BuilderPool::DEFAULT_MAX_CAPACITY,
+            initial_capacity: 256,
+        };
+        &SHARED
     }
 
     /// Take a cleared builder (a pooled one if any is idle, else a new one).

@@ -10,9 +10,19 @@ use crate::scalar::Scalar;
 use crate::{HEADER_SIZE, MAGIC, VERSION1, VERSION2};
 
 /// A parsed message: the header checked, the buffer cut to the declared size.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Message<'a> {
     buf: &'a [u8],
+}
+
+/// Shows the header's facts, not the bytes.
+impl core::fmt::Debug for Message<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Message")
+            .field("size", &self.buf.len())
+            .field("root", &self.root_offset())
+            .finish()
+    }
 }
 
 impl<'a> Message<'a> {
@@ -79,12 +89,24 @@ impl<'a> Message<'a> {
 /// A view of one object's fixed section. Field getters take the schema's byte offset.
 ///
 /// The null object (a null pointer, or any failed pointer read) reads as all zeros.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Object<'a> {
     /// The whole message for a live object; empty for the null object, so that every
     /// read on it fails its bounds check and yields zero without a separate branch.
     buf: &'a [u8],
     pos: usize,
+}
+
+/// Shows where the object is, not the message it lives in (generated readers show their
+/// fields).
+impl core::fmt::Debug for Object<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        if self.is_null() {
+            f.write_str("Object(null)")
+        } else {
+            write!(f, "Object(@{} of {})", self.pos, self.buf.len())
+        }
+    }
 }
 
 impl Default for Object<'_> {
@@ -302,7 +324,7 @@ impl<'a> Object<'a> {
 /// Which shape it has is known from the schema, so the typed accessors ([`List::get`],
 /// [`List::scalars`], [`List::objects`], [`List::framed`], [`List::messages`],
 /// [`List::pointers`]) each apply their own shape's bounds rules.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct List<'a> {
     buf: &'a [u8],
     pos: usize,
@@ -310,6 +332,16 @@ pub struct List<'a> {
     /// At most this many elements are exposed ([`List::limit`]); `usize::MAX` if unset.
     /// Applied after the bounds rules, which always judge the count written on the wire.
     max: usize,
+}
+
+/// Shows where the list is and the count it claims, not the message it lives in.
+impl core::fmt::Debug for List<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("List")
+            .field("at", &self.pos)
+            .field("count", &self.count)
+            .finish()
+    }
 }
 
 impl Default for List<'_> {
@@ -472,7 +504,7 @@ impl<'a> List<'a> {
 }
 
 /// Iterator over a strided scalar list. See [`List::scalars`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Scalars<'a, T> {
     buf: &'a [u8],
     i: usize,
@@ -497,6 +529,14 @@ impl<T: Scalar> Iterator for Scalars<'_, T> {
     }
 }
 impl<T: Scalar> ExactSizeIterator for Scalars<'_, T> {}
+
+/// Shows the elements still to come (a list holds at most as many as its message has
+/// bytes, so this is bounded).
+impl<T: Scalar + core::fmt::Debug> core::fmt::Debug for Scalars<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_list().entries(self.clone()).finish()
+    }
+}
 
 /// Iterator over a strided struct list. See [`List::objects`].
 #[derive(Clone, Debug)]
@@ -525,11 +565,21 @@ impl<'a> Iterator for StridedObjects<'a> {
 impl ExactSizeIterator for StridedObjects<'_> {}
 
 /// Single-pass iterator over the payloads of a framed list. See [`List::framed`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Framed<'a> {
     buf: &'a [u8],
     pos: usize,
     left: usize,
+}
+
+/// Shows where the next element is and how many the list still claims.
+impl core::fmt::Debug for Framed<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Framed")
+            .field("at", &self.pos)
+            .field("left", &self.left)
+            .finish()
+    }
 }
 
 impl<'a> Iterator for Framed<'a> {

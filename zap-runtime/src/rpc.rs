@@ -5,15 +5,17 @@
 //! use zap_runtime::{rpc::{Request, Response, Status}, Builder};
 //! let mut b = Builder::new();
 //! let wire = Request { method: 1, promise_id: 7, target: 0, cap: b"", payload: b"hi" }
-//!     .encode(&mut b)
+//!     .encode(&mut b)?
 //!     .to_vec();
-//! let req = Request::parse(&wire).unwrap();
+//! let req = Request::parse(&wire)?;
 //! assert_eq!((req.method, req.promise_id, req.payload), (1, 7, &b"hi"[..]));
-//! let resp = Response { status: Status::OK, promise_id: 7, body: b"" }.encode(&mut b);
-//! assert_eq!(Response::parse(resp).unwrap().status, Status::OK);
+//! let resp = Response { status: Status::OK, promise_id: 7, body: b"" }.encode(&mut b)?;
+//! assert_eq!(Response::parse(resp)?.status, Status::OK);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use crate::build::Builder;
+use crate::builder::Builder;
+use crate::error::BuildError;
 use crate::error::RequestError;
 use crate::read::{Message, Object};
 use crate::VERSION2;
@@ -118,8 +120,9 @@ impl<'a> Request<'a> {
         })
     }
 
-    /// Encode into `b` (cleared first), byte-identical to the other runtimes.
-    pub fn encode<'b>(&self, b: &'b mut Builder) -> &'b [u8] {
+    /// Encode into `b` (cleared first), byte-identical to the other runtimes. Fails only
+    /// for an envelope over the builder's limit.
+    pub fn encode<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8], BuildError> {
         b.clear();
         self.write(b);
         b.finish_with_flags(RPC_FLAGS)
@@ -158,8 +161,9 @@ impl<'a> Response<'a> {
         })
     }
 
-    /// Encode into `b` (cleared first), byte-identical to the other runtimes.
-    pub fn encode<'b>(&self, b: &'b mut Builder) -> &'b [u8] {
+    /// Encode into `b` (cleared first), byte-identical to the other runtimes. Fails only
+    /// for an envelope over the builder's limit.
+    pub fn encode<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8], BuildError> {
         b.clear();
         self.write(b);
         b.finish_with_flags(RPC_FLAGS)

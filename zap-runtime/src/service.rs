@@ -9,7 +9,7 @@
 use std::borrow::Cow;
 use std::future::Future;
 
-use crate::build::Builder;
+use crate::builder::Builder;
 use crate::error::ParseError;
 use crate::json::ParamsError;
 use crate::rpc::Status;
@@ -56,6 +56,13 @@ impl CallError {
     /// 400: the payload is not a message of the request type.
     pub fn bad_payload(request: &str, err: ParseError) -> Self {
         CallError::bad_request(format!("payload is not a valid {request} message: {err}"))
+    }
+}
+
+/// 500: the handler's answer could not be encoded (over the builder's limit).
+impl From<crate::error::BuildError> for CallError {
+    fn from(e: crate::error::BuildError) -> Self {
+        CallError::internal(format!("cannot encode the answer: {e}"))
     }
 }
 
@@ -130,6 +137,9 @@ pub enum ClientError {
     /// The peer broke the protocol (bad frame, bad envelope).
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// The call could not be encoded: its request message is over the builder's limit.
+    #[error("cannot encode the call: {0}")]
+    Build(#[from] crate::error::BuildError),
 }
 
 /// How a generated client stub sends a call: implemented by the TCP client (and by

@@ -76,7 +76,7 @@ fn warm_pooled_builds_allocate_nothing() {
         r.set_u64(16, 42);
         r.set_bytes_fixed(24, &hash);
         r.finish_as_root();
-        b.finish().len()
+        b.finish().unwrap().len()
     };
     let build_tails = |id: u64| {
         let mut b = pool.get();
@@ -86,7 +86,7 @@ fn warm_pooled_builds_allocate_nothing() {
         r.set_text(16, "eth_getBalance");
         r.set_bytes(24, &hash[..20]);
         r.finish_as_root();
-        b.finish().len()
+        b.finish().unwrap().len()
     };
     let build_envelope = |id: u32| {
         let mut b = pool.get();
@@ -97,6 +97,7 @@ fn warm_pooled_builds_allocate_nothing() {
             body: &body,
         }
         .encode(&mut b)
+        .unwrap()
         .len();
         len + Request {
             method: 1,
@@ -106,6 +107,7 @@ fn warm_pooled_builds_allocate_nothing() {
             payload: &body,
         }
         .encode(&mut b)
+        .unwrap()
         .len()
     };
     // Warm-up: the pool creates its builder and the buffers grow to size.

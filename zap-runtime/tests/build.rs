@@ -44,7 +44,7 @@ fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     let nums = nums.finish();
     k.set_list(96, nums);
     k.finish_as_root();
-    b.finish().to_vec()
+    b.finish().unwrap().to_vec()
 }
 
 fn leaf(obj: Object<'_>) -> (u32, String) {
@@ -97,7 +97,7 @@ fn reused_builder_gives_the_same_bytes_as_a_fresh_one() {
     }
     junk.set_text(0, &"x".repeat(1000));
     junk.finish_as_root();
-    dirty.finish();
+    dirty.finish().unwrap();
     dirty.clear();
     assert_eq!(build_kitchen(&mut dirty), fresh);
 }
@@ -127,7 +127,7 @@ fn framed_elements_nest_lists_and_objects() {
     let outer = outer.finish();
     root.set_list(0, outer);
     root.finish_as_root();
-    let wire = b.finish().to_vec();
+    let wire = b.finish().unwrap().to_vec();
 
     let root = Message::parse(&wire).unwrap().root();
     let elems: Vec<Object<'_>> = root.list(0).messages().collect();
@@ -150,7 +150,7 @@ fn strided_struct_and_bytes_fixed_lists() {
         let mut p = points.push_struct();
         p.set_i32(0, -i);
         p.set_u64(4, i as u64 * 1000);
-        p.finish();
+        let _ = p.finish();
     }
     let points = points.finish();
     root.set_list(0, points);
@@ -160,7 +160,7 @@ fn strided_struct_and_bytes_fixed_lists() {
     let ids = ids.finish();
     root.set_list(8, ids);
     root.finish_as_root();
-    let wire = b.finish().to_vec();
+    let wire = b.finish().unwrap().to_vec();
 
     let root = Message::parse(&wire).unwrap().root();
     let got: Vec<(i32, u64)> = root
@@ -195,7 +195,7 @@ fn pointer_list_points_at_objects_built_after_it() {
     let list = slots.list(builder);
     root.set_list(0, list);
     root.finish_as_root();
-    let wire = b.finish().to_vec();
+    let wire = b.finish().unwrap().to_vec();
 
     let root = Message::parse(&wire).unwrap().root();
     let got: Vec<Option<u32>> = root
@@ -218,7 +218,7 @@ fn deferred_payloads_land_in_setter_order_after_children() {
     let child_at = child.finish();
     assert_eq!(child_at, 32);
     o.finish_as_root();
-    let wire = b.finish().to_vec();
+    let wire = b.finish().unwrap().to_vec();
     let tail = &wire[wire.len() - "secondfirst".len()..];
     assert_eq!(tail, b"secondfirst");
     let root = Message::parse(&wire).unwrap().root();
@@ -235,7 +235,7 @@ fn pool_reuses_builders_and_drops_oversized_ones() {
             let mut o = b.start_object(8);
             o.set_bytes(0, &[1u8; 1000]);
             o.finish_as_root();
-            b.finish();
+            b.finish().unwrap();
             b.capacity()
         };
         {
@@ -252,7 +252,7 @@ fn pool_reuses_builders_and_drops_oversized_ones() {
             let mut o = b.start_object(8);
             o.set_bytes(0, &vec![7u8; 64 * 1024]);
             o.finish_as_root();
-            b.finish();
+            b.finish().unwrap();
         }
         let fresh = pool.get();
         assert!(
@@ -285,7 +285,7 @@ fn pooled_builders_move_between_threads() {
                     o.set_u64(0, t);
                     o.set_u64(8, i);
                     o.finish_as_root();
-                    let root = Message::parse(b.finish()).unwrap().root();
+                    let root = Message::parse(b.finish().unwrap()).unwrap().root();
                     assert_eq!((root.u64(0), root.u64(8)), (t, i));
                 }
             })
@@ -305,5 +305,49 @@ fn pooled_builder_version_resets_between_loans() {
     }
     let mut b = pool.get();
     b.start_object(0).finish_as_root();
-    assert_eq!(Message::parse(b.finish()).unwrap().version(), 1);
+    assert_eq!(Message::parse(b.finish().unwrap()).unwrap().version(), 1);
+}
+
+/// A message over the builder's limit is refused when it finishes, never written with
+/// wrapped offsets; the builder is usable again after a clear.
+#[test]
+fn a_message_over_the_limit_is_refused() {
+    let mut b = Builder::new();
+    b.set_max_len(64);
+    assert_eq!(b.max_len(), 64);
+    let mut obj = b.start_object(8);
+    obj.set_bytes(0, &[7u8; 100]);
+    assert_eq!(
+        obj.finish_message(),
+        Err(zap_runtime::BuildError::TooLarge { len: 124, max: 64 })
+    );
+    // Exactly at the limit is fine.
+    b.clear();
+    let mut obj = b.start_object(8);
+    obj.set_bytes(0, &[7u8; 40]);
+    assert_eq!(obj.finish_message().map(<[u8]>::len), Ok(64));
+    // The limit never exceeds what signed 32-bit offsets can reach.
+    b.set_max_len(usize::MAX);
+    assert_eq!(b.max_len(), Builder::MAX_LEN);
+    assert_eq!(Builder::MAX_LEN, i32::MAX as usize);
+}
+
+/// `Debug` on views and builders shows positions and counts, never the message bytes.
+#[test]
+fn debug_shows_positions_not_bytes() {
+    let mut b = Builder::new();
+    let wire = build_kitchen(&mut b);
+    let msg = Message::parse(&wire).unwrap();
+    let root = format!("{:?}", msg.root());
+    assert_eq!(root, format!("Object(@16 of {})", wire.len()));
+    assert_eq!(format!("{:?}", Object::NULL), "Object(null)");
+    assert!(format!("{msg:?}").starts_with("Message { size: "));
+    let mut b = Builder::new();
+    b.start_object(8).set_bytes(0, &[0xAB; 4096]);
+    let shown = format!("{b:?}");
+    assert!(shown.len() < 200, "{shown}");
+    assert!(
+        !shown.contains("171"),
+        "no byte of the payload is printed: {shown}"
+    );
 }

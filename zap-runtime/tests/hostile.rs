@@ -101,7 +101,7 @@ fn built_message() -> Vec<u8> {
             let mut e = l.push_struct();
             e.set_u32(0, i);
             e.set_u16(4, 0xffff);
-            e.finish();
+            let _ = e.finish();
         }
         let structs = l.finish();
         let mut l = b.start_list(0);
@@ -127,7 +127,7 @@ fn built_message() -> Vec<u8> {
     root.set_list(40, messages);
     root.set_object(48, child);
     root.finish_as_root();
-    let wire = b.finish().to_vec();
+    let wire = b.finish().unwrap().to_vec();
     let r = Message::parse(&wire).unwrap().root();
     assert_eq!(r.list(16).pointers().filter(|o| !o.is_null()).count(), 2);
     assert_eq!(
@@ -1015,7 +1015,7 @@ fn check_envelopes(buf: &[u8]) {
         let size = model_parse(buf).expect("a request is a message");
         let msg = &buf[..size];
         assert!(inside(msg, req.cap) && inside(msg, req.payload));
-        let wire = req.encode(&mut b).to_vec();
+        let wire = req.encode(&mut b).unwrap().to_vec();
         let again = Request::parse(&wire).expect("a re-encoded request parses");
         assert_eq!(again, req);
         let m = Message::parse(&wire).unwrap();
@@ -1026,7 +1026,7 @@ fn check_envelopes(buf: &[u8]) {
         assert!(inside(&buf[..size], resp.body));
         let _ = resp.body_text();
         let _ = resp.status.to_string();
-        let wire = resp.encode(&mut b).to_vec();
+        let wire = resp.encode(&mut b).unwrap().to_vec();
         assert_eq!(Response::parse(&wire).expect("re-encoded response"), resp);
     }
     // a request/response refusal is exactly: not a message, or root + fixed size > size

@@ -582,7 +582,7 @@ fn build(s: &Schema, root: &Val, children_first: bool) -> Vec<u8> {
     };
     let mut b = Builder::new();
     build_struct(&mut b, s, s.root, fields, children_first, true);
-    b.finish().to_vec()
+    b.finish().unwrap().to_vec()
 }
 
 fn build_struct(
@@ -691,7 +691,7 @@ fn build_list(b: &mut Builder, s: &Schema, elem: &Ty, items: &[Val], cf: bool) -
                 for (f, v) in s.structs[*t].fields.iter().zip(vals) {
                     assert!(set_inline(&mut e, &f.ty, f.offset, v));
                 }
-                e.finish();
+                let _ = e.finish();
             }
             (Ty::Struct(t), Val::Struct(Some(vals))) => {
                 lb.push_message(|b| build_struct(b, s, *t, vals, cf, true));
@@ -945,6 +945,7 @@ impl Envelope {
                 payload,
             }
             .encode(b)
+            .unwrap()
             .to_vec(),
             Envelope::Response {
                 status,
@@ -956,6 +957,7 @@ impl Envelope {
                 body,
             }
             .encode(b)
+            .unwrap()
             .to_vec(),
         }
     }
@@ -1255,7 +1257,7 @@ fn known_divergences_on_hostile_input() {
     let mut obj = b.start_object(8);
     obj.set_u32(0, 7);
     obj.finish_as_root();
-    let mut root_in_header = b.finish().to_vec();
+    let mut root_in_header = b.finish().unwrap().to_vec();
     root_in_header[8..12].copy_from_slice(&4u32.to_le_bytes());
 
     // 2. Three u32 elements, the count patched to 5 (5 * 4 > the 12 bytes left).
@@ -1268,7 +1270,7 @@ fn known_divergences_on_hostile_input() {
     let elems = lb.finish();
     obj.set_list(0, elems);
     obj.finish_as_root();
-    let mut long_count = b.finish().to_vec();
+    let mut long_count = b.finish().unwrap().to_vec();
     let count_at = Message::parse(&long_count).unwrap().root_offset() as usize + 4;
     long_count[count_at..count_at + 4].copy_from_slice(&5u32.to_le_bytes());
     assert!(5 * 4 > long_count.len() - elems.offset as usize && 5 <= long_count.len());

@@ -12,7 +12,7 @@ fn message(nums: &[u32], words: &[&str]) -> Vec<u8> {
     let w = write_framed_list(root.builder(), words);
     root.set_list(8, w);
     root.finish_as_root();
-    b.finish().to_vec()
+    b.finish().unwrap().to_vec()
 }
 
 #[test]

@@ -100,7 +100,7 @@ async fn malformed_envelopes_are_answered_400_and_the_connection_stays() {
     let mut obj = b.start_object(8);
     obj.set_u32(0, ADD);
     obj.set_u32(4, 31);
-    obj.finish_message();
+    obj.finish_message().unwrap();
     raw.send(&frame(Direction::Request, b.as_bytes())).await;
     let (status, id, _) = raw.answer().await.expect("answer to a short envelope");
     assert_eq!((status, id), (Status::BAD_REQUEST, 31));

@@ -97,7 +97,7 @@ fn flat_vectors_build_byte_identical_and_read_back() {
                 );
             }
             obj.finish_as_root();
-            b.finish().to_vec()
+            b.finish().unwrap().to_vec()
         };
         assert_eq!(
             hex::encode(build(&mut Builder::new())),
@@ -142,7 +142,7 @@ fn rpc_vectors_encode_byte_identical_and_parse_back() {
                     payload: &payload,
                 };
                 assert_eq!(
-                    hex::encode(req.encode(&mut b)),
+                    hex::encode(req.encode(&mut b).unwrap()),
                     hex::encode(&want),
                     "{name}"
                 );
@@ -156,7 +156,7 @@ fn rpc_vectors_encode_byte_identical_and_parse_back() {
                     body: &body,
                 };
                 assert_eq!(
-                    hex::encode(resp.encode(&mut b)),
+                    hex::encode(resp.encode(&mut b).unwrap()),
                     hex::encode(&want),
                     "{name}"
                 );

@@ -19,10 +19,32 @@ mod types;
 
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};
 use crate::diag::Diagnostic;
-use crate::lower::symbols::Symbols;
+use crate::layout::SlotTable;
+use crate::resolve::Symbols;
 
-/// A rule: reads the file (and its symbol table) and appends its errors.
-type Rule = fn(&SchemaFile, &Symbols<'_>, &mut Vec<Diagnostic>);
+/// What every rule reads: the file, its names ([`crate::resolve`]) and its slots, placed
+/// once ([`crate::layout`]).
+pub struct Context<'a> {
+    pub file: &'a SchemaFile,
+    pub symbols: Symbols<'a>,
+    pub slots: SlotTable,
+}
+
+impl<'a> Context<'a> {
+    /// Resolve the names of `file` and place its slots.
+    pub fn new(file: &'a SchemaFile) -> Self {
+        let symbols = Symbols::collect(file);
+        let slots = SlotTable::place(file, &symbols);
+        Context {
+            file,
+            symbols,
+            slots,
+        }
+    }
+}
+
+/// A rule: reads the context and appends its errors.
+type Rule = fn(&Context<'_>, &mut Vec<Diagnostic>);
 
 /// Every rule, in the order their errors are found (the report is sorted by position).
 const RULES: &[Rule] = &[
@@ -46,12 +68,11 @@ const RULES: &[Rule] = &[
     offsets::overlapping_slots,
 ];
 
-/// Run every rule on `file`; an empty result means the file can be lowered.
-pub fn check(file: &SchemaFile) -> Vec<Diagnostic> {
-    let symbols = Symbols::collect(file);
+/// Run every rule; an empty result means the file can be lowered.
+pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
     let mut errors = Vec::new();
     for rule in RULES {
-        rule(file, &symbols, &mut errors);
+        rule(cx, &mut errors);
     }
     errors
 }

@@ -26,11 +26,12 @@ pub enum LoadError {
 pub fn load_str(source_name: &str, text: &str) -> Result<ir::Schema, Diagnostics> {
     let fail = |errors| Diagnostics::new(source_name, text, errors);
     let file = parse::parse(text).map_err(|error| fail(vec![error]))?;
-    let errors = check::check(&file);
+    let cx = check::Context::new(&file);
+    let errors = check::check(&cx);
     if !errors.is_empty() {
         return Err(fail(errors));
     }
-    lower::lower(source_name, &file).map_err(|error| fail(vec![error]))
+    lower::lower(source_name, &cx).map_err(|error| fail(vec![error]))
 }
 
 /// Read `path` and [`load_str`] it, naming it in diagnostics as the path was given.

@@ -1,9 +1,12 @@
 //! The laid-out model of a schema: what every back end (code generator, `zapc layout`,
 //! `zapc encode/decode`, `#[derive(Zap)]`) consumes.
 //!
-//! Layout is computed exactly once, when the checked syntax tree is lowered into this
-//! model (see [`crate::lower`]). Nothing downstream recomputes an offset or a width.
-//! Aliases are already resolved here: a field's [`Type`] is always concrete.
+//! Slots are placed exactly once ([`crate::layout`]), before the checks, and
+//! [`crate::lower`] builds this model from them. Nothing downstream recomputes an offset
+//! or a width.
+//! Aliases are already resolved here: a field's [`Type`] is always concrete. The model
+//! says nothing about Rust spellings: the derive hands those to the code generator
+//! separately ([`crate::codegen::structs::RustStruct`]).
 
 /// One `.zap` file, checked and laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,21 +42,6 @@ pub struct Struct {
     /// How a `list<ThisStruct>` is laid out: strided when every field is a scalar or
     /// `bytes_fixed`, framed otherwise.
     pub list_shape: ListShape,
-    /// Set when the struct was declared in Rust (`#[derive(Zap)]`): how Rust spells it.
-    /// `None` for schema structs, whose Rust names follow the naming conventions.
-    pub rust: Option<RustStruct>,
-}
-
-/// The Rust side of a struct declared in Rust: only what the wire layout does not say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RustStruct {
-    /// The struct's identifier (the schema name may differ with `#[zap(rename)]`).
-    pub ident: proc_macro2::Ident,
-    /// The struct's visibility, given to the generated reader and builder types.
-    pub vis: syn::Visibility,
-    /// Fields that are not on the wire (`#[zap(skip)]`): zero-filled with `Default` when
-    /// a value is read.
-    pub skipped: Vec<proc_macro2::Ident>,
 }
 
 /// One field of a struct.
@@ -69,23 +57,6 @@ pub struct Field {
     pub offset: u32,
     /// Slot width in bytes (see [`Type::slot_width`]).
     pub width: u32,
-    /// Set when the field was declared in Rust (`#[derive(Zap)]`). `None` for schema
-    /// fields.
-    pub rust: Option<RustField>,
-}
-
-/// The Rust side of a field declared in Rust.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RustField {
-    /// The field's identifier: the owned field, the getter and the setter are named after
-    /// it (the schema name, used for JSON, may differ with `#[zap(rename)]`).
-    pub ident: proc_macro2::Ident,
-    /// The field's type as written.
-    pub ty: syn::Type,
-    /// The struct type that a [`Type::Struct`] in this field's type stands for (the
-    /// pointer's target or the list's element), as written, so that generated code names
-    /// it by its path and errors point at it.
-    pub struct_ty: Option<syn::Type>,
 }
 
 /// Fixed-width scalar types, including `bool`.
@@ -177,6 +148,22 @@ impl Type {
             Type::Text | Type::Bytes | Type::List(_) => 8,
             Type::BytesFixed(n) => *n,
             Type::Struct(_) => 4,
+        }
+    }
+
+    /// The type as a schema would write it (aliases resolved): `u64`, `bytes_fixed[20]`,
+    /// `list<ptr<Leaf>>`.
+    pub fn schema_syntax(&self) -> String {
+        match self {
+            Type::Scalar(s) => s.keyword().to_owned(),
+            Type::Text => "text".to_owned(),
+            Type::Bytes => "bytes".to_owned(),
+            Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
+            Type::Struct(name) => name.clone(),
+            Type::List(list) => match list.shape {
+                ListShape::Pointer => format!("list<ptr<{}>>", list.elem.schema_syntax()),
+                _ => format!("list<{}>", list.elem.schema_syntax()),
+            },
         }
     }
 

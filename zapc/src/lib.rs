@@ -1,8 +1,15 @@
 //! zapc: the ZAP schema compiler.
 //!
-//! Data flow, one way: `.zap` text --pest--> [`ast`] --[`check`]--> [`ir`] (laid out once)
-//! --codegen--> Rust source. The same [`ir`] feeds `zapc layout`, `zapc encode/decode`
-//! and `#[derive(Zap)]`.
+//! Data flow, one way:
+//!
+//! ```text
+//! .zap text --[parse]--> ast --[resolve]--> names --[layout]--> slots (placed once)
+//!   --[check]--> every error, or --[lower]--> ir --[codegen]--> Rust source
+//! ```
+//!
+//! The same [`ir`] feeds `zapc layout`, `zapc encode/decode` and `#[derive(Zap)]`
+//! (which builds its IR with [`layout::lay_out_struct`] and expands it with
+//! [`codegen::structs::derive_companions`]).
 
 pub mod ir;
 
@@ -11,10 +18,11 @@ pub mod check;
 pub mod codegen;
 mod config;
 pub mod diag;
-pub mod dynamic;
 pub mod frontend;
+pub mod layout;
 pub mod lower;
 pub mod parse;
+pub mod resolve;
 
 pub use config::{module_name, Config, GenerateError, Generated};
 pub use diag::{Diagnostic, Diagnostics};

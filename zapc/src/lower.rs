@@ -1,26 +1,24 @@
-//! Checked syntax tree to laid-out [`ir::Schema`]: aliases resolved, offsets, widths,
-//! sizes, list shapes and method ordinals computed, once.
+//! Checked syntax tree to [`ir::Schema`]: aliases resolved, method ordinals numbered,
+//! and each struct built from the slots [`crate::layout`] placed for the checks.
 //!
 //! Lowering expects a file that passed [`crate::check`]; if it meets something the
 //! checker should have refused, it returns an internal error instead of guessing.
 
-pub mod layout;
-pub mod symbols;
-
 use std::collections::HashMap;
 
-use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, SchemaFile, StructDecl, TypeExpr};
+use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
+use crate::check::Context;
 use crate::diag::Diagnostic;
 use crate::ir;
-use layout::{lay_out_struct, object_size, place_slots, FieldSpec};
-use symbols::{Resolved, Symbols};
+use crate::layout::{object_size, struct_from_slots, FieldSpec, Slot};
+use crate::resolve::{Resolved, Symbols};
 
-/// Lay out every struct and number every method of a checked file.
-pub fn lower(source_name: &str, file: &SchemaFile) -> Result<ir::Schema, Diagnostic> {
-    let symbols = Symbols::collect(file);
-    let shapes = StructShapes::compute(&symbols, file)?;
+/// Build the IR of a checked file.
+pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnostic> {
+    let file = cx.file;
+    let shapes = StructShapes::compute(cx)?;
     let lowering = Lowering {
-        symbols: &symbols,
+        symbols: &cx.symbols,
         shapes: &shapes,
     };
     Ok(ir::Schema {
@@ -28,7 +26,8 @@ pub fn lower(source_name: &str, file: &SchemaFile) -> Result<ir::Schema, Diagnos
         package: file.packages().next().map(|p| p.name.text.clone()),
         structs: file
             .structs()
-            .map(|s| lowering.structure(s))
+            .enumerate()
+            .map(|(index, s)| lowering.structure(s, placed(cx, index, s)?))
             .collect::<Result<_, _>>()?,
         interfaces: file
             .interfaces()
@@ -44,14 +43,15 @@ struct StructShapes {
 }
 
 impl StructShapes {
-    fn compute(symbols: &Symbols<'_>, file: &SchemaFile) -> Result<Self, Diagnostic> {
+    fn compute(cx: &Context<'_>) -> Result<Self, Diagnostic> {
         let mut by_name = HashMap::new();
-        for decl in file.structs() {
-            let size = struct_size(symbols, decl)?;
+        for (index, decl) in cx.file.structs().enumerate() {
+            let size = u32::try_from(object_size(placed(cx, index, decl)?))
+                .map_err(|_| unchecked(&decl.name.span, "struct size"))?;
             let all_inline = decl.fields.iter().all(|f| {
                 matches!(
-                    symbols.resolve(&f.ty),
-                    Some(Resolved::Builtin(symbols::BuiltinType::Scalar(_)))
+                    cx.symbols.resolve(&f.ty),
+                    Some(Resolved::Builtin(crate::resolve::BuiltinType::Scalar(_)))
                         | Some(Resolved::BytesFixed(_))
                 )
             });
@@ -68,9 +68,14 @@ impl StructShapes {
     }
 }
 
-fn struct_size(symbols: &Symbols<'_>, decl: &StructDecl) -> Result<u32, Diagnostic> {
-    place_slots(symbols, &decl.fields)
-        .and_then(|slots| u32::try_from(object_size(&slots)).ok())
+/// The slots of the `index`-th struct, which the checks have accepted.
+fn placed<'c>(
+    cx: &'c Context<'_>,
+    index: usize,
+    decl: &StructDecl,
+) -> Result<&'c [Slot], Diagnostic> {
+    cx.slots
+        .of(index)
         .ok_or_else(|| unchecked(&decl.name.span, "struct layout"))
 }
 
@@ -90,7 +95,7 @@ struct Lowering<'s, 'a> {
 }
 
 impl<'a> Lowering<'_, 'a> {
-    fn structure(&self, decl: &'a StructDecl) -> Result<ir::Struct, Diagnostic> {
+    fn structure(&self, decl: &'a StructDecl, slots: &[Slot]) -> Result<ir::Struct, Diagnostic> {
         let mut fields = Vec::with_capacity(decl.fields.len());
         for field in &decl.fields {
             let offset = match &field.offset {
@@ -106,11 +111,14 @@ impl<'a> Lowering<'_, 'a> {
                 doc: field.doc.clone(),
                 ty: self.field_type(&field.ty)?,
                 offset,
-                rust: None,
             });
         }
-        lay_out_struct(decl.name.text.clone(), decl.doc.clone(), fields, None)
-            .map_err(|_| unchecked(&decl.name.span, "struct layout"))
+        Ok(struct_from_slots(
+            decl.name.text.clone(),
+            decl.doc.clone(),
+            fields,
+            slots,
+        ))
     }
 
     /// The concrete type of a field (or list element).

@@ -350,7 +350,7 @@ fn decode_of_a_cycle_or_fan_out_is_bounded() {
     let other_at = other.finish();
     a.set_object(8, other_at);
     a.finish_as_root();
-    let cycle = hex_of(b.finish());
+    let cycle = hex_of(b.finish().unwrap());
     let (code, out, err) = zapc(
         &[
             "decode",
@@ -381,7 +381,7 @@ fn decode_of_a_cycle_or_fan_out_is_bounded() {
     root.set_list(16, list);
     root.finish_as_root();
     let wire_len = b.as_bytes().len();
-    let fan_out = hex_of(b.finish());
+    let fan_out = hex_of(b.finish().unwrap());
     let (code, out, err) = zapc(
         &[
             "decode",

@@ -58,5 +58,22 @@ fn a_renamed_runtime_is_used_everywhere() {
         !code.contains("zap_runtime"),
         "no item may name the default runtime path"
     );
-    let _ = format_tokens(proc_macro2::TokenStream::new());
+}
+
+/// Tokens that do not parse as a file become a `compile_error!` naming the problem, so a
+/// generator bug cannot go unnoticed; tokens that do are printed as they are.
+#[test]
+fn format_tokens_reports_what_does_not_parse() {
+    assert_eq!(format_tokens(proc_macro2::TokenStream::new()), "");
+    let broken = format_tokens(quote::quote!(struct));
+    assert!(
+        broken.starts_with("compile_error!(\"zapc generated code that does not parse:"),
+        "{broken}"
+    );
+    assert_eq!(
+        format_tokens(quote::quote!(
+            struct A;
+        )),
+        "struct A;\n"
+    );
 }

@@ -160,7 +160,7 @@ fn pooled(rows: &mut Vec<Row>, only: Option<&str>) {
             .set_balance(v.balance)
             .set_nonce(v.nonce)
             .set_block_hash(&v.block_hash);
-        black_box(r.finish_message().len());
+        black_box(r.finish_message().expect("within the limit").len());
     });
     rows.push(Row {
         codec: "zap_fixed_pooled",

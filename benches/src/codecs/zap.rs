@@ -9,6 +9,10 @@ use crate::eth::METHOD;
 use crate::generated::{eth, tails};
 use crate::values::{compute, Request, Response, Sink};
 
+/// The eth messages are tens of bytes: far below the builder's limit, so encoding them
+/// cannot fail.
+const SMALL: &str = "an eth message is within the builder's limit";
+
 /// `schemas/eth.zap`: every field at a fixed offset, byte arrays inline.
 #[derive(Debug, Default)]
 pub struct ZapFixed {
@@ -37,7 +41,7 @@ impl Codec for ZapFixed {
             block: v.block,
             account: v.account,
         };
-        req.encode(&mut self.out)
+        req.encode(&mut self.out).expect(SMALL)
     }
 
     #[inline]
@@ -48,7 +52,7 @@ impl Codec for ZapFixed {
             nonce: v.nonce,
             block_hash: v.block_hash,
         };
-        resp.encode(&mut self.out)
+        resp.encode(&mut self.out).expect(SMALL)
     }
 
     #[inline]
@@ -82,7 +86,7 @@ impl Codec for ZapFixed {
             nonce: v.nonce,
             block_hash: v.block_hash,
         };
-        Ok(resp.encode(&mut self.out))
+        resp.encode(&mut self.out).map_err(Error::new)
     }
 
     fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {
@@ -157,7 +161,7 @@ impl Codec for ZapTails {
             .set_block(v.block)
             .set_method(METHOD)
             .set_account(&v.account);
-        b.finish_message()
+        b.finish_message().expect(SMALL)
     }
 
     #[inline]
@@ -168,7 +172,7 @@ impl Codec for ZapTails {
             .set_balance(v.balance)
             .set_nonce(v.nonce)
             .set_block_hash(&v.block_hash);
-        b.finish_message()
+        b.finish_message().expect(SMALL)
     }
 
     #[inline]
@@ -201,7 +205,7 @@ impl Codec for ZapTails {
             .set_balance(v.balance)
             .set_nonce(v.nonce)
             .set_block_hash(&v.block_hash);
-        Ok(b.finish_message())
+        b.finish_message().map_err(Error::new)
     }
 
     fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {

@@ -31,7 +31,7 @@ fn template(account: &[u8; 20], expected: Expected) -> Result<Template, String> 
     let mut b = Builder::new();
     let mut req = BalanceRequestBuilder::new(&mut b);
     req.set_id(0).set_block(BLOCK).set_account(account);
-    let payload = req.finish_message().to_vec();
+    let payload = req.finish_message().map_err(|e| e.to_string())?.to_vec();
     let mut env = Builder::new();
     let envelope = Request {
         method: GET_BALANCE,
@@ -40,7 +40,8 @@ fn template(account: &[u8; 20], expected: Expected) -> Result<Template, String> 
         cap: &[],
         payload: &payload,
     }
-    .encode(&mut env);
+    .encode(&mut env)
+    .map_err(|e| e.to_string())?;
     let parsed = Request::parse(envelope).map_err(|e| e.to_string())?;
     // Byte offsets from the positions of the parsed views inside the envelope.
     let payload_at = parsed.payload.as_ptr() as usize - envelope.as_ptr() as usize;

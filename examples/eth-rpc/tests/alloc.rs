@@ -34,7 +34,8 @@ fn request_frames(ledger: &Ledger) -> Vec<u8> {
             block: 68943,
             account: *ledger.address(i).unwrap(),
         }
-        .to_bytes();
+        .to_bytes()
+        .unwrap();
         let req = Request {
             method: 1,
             promise_id: i as u32 + 1,
@@ -42,7 +43,7 @@ fn request_frames(ledger: &Ledger) -> Vec<u8> {
             cap: b"",
             payload: &payload,
         };
-        encode_frame(&mut frames, Direction::Request, req.encode(&mut b)).unwrap();
+        encode_frame(&mut frames, Direction::Request, req.encode(&mut b).unwrap()).unwrap();
     }
     frames
 }

@@ -363,7 +363,7 @@ async fn client_calls(client: Client, first: u64, book: Arc<Book>, load: Arc<Loa
     while load.take(1) == 1 {
         n += 1;
         tally.sent += 1;
-        let payload = book.request(n).to_bytes();
+        let payload = book.request(n).to_bytes().unwrap();
         match client.call_raw(GET_BALANCE, 0, &payload).await {
             Ok((Status::OK, body)) if book.is_right(n, &body) => {
                 tally.answered += 1;

@@ -219,7 +219,7 @@ impl Client {
             cap: b"",
             payload,
         }
-        .encode(&mut b);
+        .encode(&mut b)?;
         let mut frame = Vec::with_capacity(envelope.len() + crate::frame::FRAME_HEADER);
         encode_frame(&mut frame, Direction::Request, envelope)
             .map_err(|e| ClientError::Protocol(format!("cannot send the call: {e}")))?;

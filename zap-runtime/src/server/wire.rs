@@ -65,7 +65,8 @@ mod tests {
             promise_id,
             body,
         }
-        .encode(&mut b);
+        .encode(&mut b)
+        .unwrap();
         let mut out = Vec::new();
         encode_frame(&mut out, Direction::Response, env).unwrap();
         out
@@ -93,6 +94,7 @@ mod tests {
             payload: b"",
         }
         .encode(&mut b)
+        .unwrap()
         .to_vec();
         // Cut the fixed section short: Request::parse refuses, the id is still readable.
         let mut cut = wire[..HEADER_SIZE + 8].to_vec();

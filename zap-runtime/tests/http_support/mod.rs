@@ -178,7 +178,8 @@ impl Service for Calc {
                 Number {
                     value: pair.a.wrapping_add(pair.b),
                 }
-                .encode(out);
+                .encode(out)
+                .unwrap();
                 Ok(Reply::Message)
             }
             2 => {
@@ -199,7 +200,7 @@ impl Service for Calc {
                 let ms = number()?.value;
                 SLOW_CALLS_STARTED.fetch_add(1, Ordering::SeqCst);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
-                Number { value: ms }.encode(out);
+                Number { value: ms }.encode(out).unwrap();
                 Ok(Reply::Message)
             }
             5 => Ok(Reply::Message),

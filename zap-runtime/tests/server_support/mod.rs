@@ -36,7 +36,7 @@ fn parse(payload: &[u8]) -> Result<Message<'_>, CallError> {
 fn answer(out: &mut Builder, v: u64) -> Result<Reply, CallError> {
     let mut obj = out.start_object(8);
     obj.set_u64(0, v);
-    obj.finish_message();
+    obj.finish_message().unwrap();
     Ok(Reply::Message)
 }
 
@@ -74,7 +74,7 @@ pub fn pair(a: u64, b: u64) -> Vec<u8> {
     let mut obj = builder.start_object(16);
     obj.set_u64(0, a);
     obj.set_u64(8, b);
-    obj.finish_message().to_vec()
+    obj.finish_message().unwrap().to_vec()
 }
 
 /// The u64 at 0 of a result message (panics on a non-message: tests only).
@@ -132,7 +132,7 @@ pub fn request_frame(method: u32, promise_id: u32, target: u32, payload: &[u8]) 
         payload,
     }
     .encode(&mut b);
-    frame(Direction::Request, env)
+    frame(Direction::Request, env.unwrap())
 }
 
 /// A frame around any envelope bytes.

@@ -1,11 +1,14 @@
 //! Aliases end at a concrete type: `type a = b` + `type b = a` is an error.
 
-use crate::ast::{AliasDecl, SchemaFile, TypeKind};
+use super::Context;
+use crate::ast::{AliasDecl, TypeKind};
 use crate::diag::Diagnostic;
-use crate::lower::symbols::{Symbol, Symbols};
+use crate::resolve::{Symbol, Symbols};
 
 /// Each alias cycle, reported once at its first-declared member.
-pub(super) fn alias_cycles(file: &SchemaFile, symbols: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn alias_cycles(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    let symbols = &cx.symbols;
     for alias in file.aliases() {
         let Some(cycle) = cycle_through(alias, symbols) else {
             continue;

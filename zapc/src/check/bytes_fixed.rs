@@ -1,17 +1,14 @@
 //! `bytes_fixed[N]` needs 1 <= N <= u32::MAX.
 
-use crate::ast::{SchemaFile, TypeKind};
+use super::Context;
+use crate::ast::TypeKind;
 use crate::diag::Diagnostic;
-use crate::lower::symbols::Symbols;
 
 use super::for_each_type;
 
 /// A fixed byte array of length zero, or one whose length does not fit 32 bits.
-pub(super) fn empty_or_oversized_bytes_fixed(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn empty_or_oversized_bytes_fixed(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for_each_type(file, &mut |ty, _| {
         let TypeKind::BytesFixed(count) = &ty.kind else {
             return;

@@ -3,16 +3,13 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{Declaration, Ident, SchemaFile};
+use super::Context;
+use crate::ast::{Declaration, Ident};
 use crate::diag::Diagnostic;
-use crate::lower::symbols::Symbols;
 
 /// A struct, alias or interface whose name an earlier declaration already took.
-pub(super) fn duplicate_declarations(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     let named = file.declarations.iter().filter_map(|d| match d {
         Declaration::Struct(s) => Some((&s.name, "struct")),
         Declaration::Alias(a) => Some((&a.name, "alias")),
@@ -51,7 +48,8 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
 }
 
 /// A field name used twice in one struct.
-pub(super) fn duplicate_fields(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn duplicate_fields(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for decl in file.structs() {
         let names = decl.fields.iter().map(|f| &f.name);
         report_repeats(names, "field", &decl.name.text, errors);
@@ -59,7 +57,8 @@ pub(super) fn duplicate_fields(file: &SchemaFile, _: &Symbols<'_>, errors: &mut 
 }
 
 /// A method name used twice in one interface.
-pub(super) fn duplicate_methods(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn duplicate_methods(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for decl in file.interfaces() {
         let names = decl.methods.iter().map(|m| &m.name);
         report_repeats(names, "method", &decl.name.text, errors);

@@ -1,15 +1,11 @@
 //! Whitespace-form blocks are indented with spaces only.
 
-use crate::ast::SchemaFile;
+use super::Context;
 use crate::diag::Diagnostic;
-use crate::lower::symbols::Symbols;
 
 /// A tab in the indentation of a whitespace-form line.
-pub(super) fn tabs_in_indentation(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn tabs_in_indentation(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for tab in file.block_indents.iter().filter_map(|i| i.first_tab()) {
         errors.push(
             Diagnostic::error("tab in indentation", tab..tab + 1, "this is a tab")

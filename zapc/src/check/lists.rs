@@ -1,17 +1,16 @@
 //! A list element is never itself a list, also not through an alias.
 
-use crate::ast::{SchemaFile, TypeExpr, TypeKind};
+use super::Context;
+use crate::ast::{TypeExpr, TypeKind};
 use crate::diag::Diagnostic;
-use crate::lower::symbols::{Resolved, Symbols};
+use crate::resolve::Resolved;
 
 use super::for_each_type;
 
 /// `list<list<T>>`, or `list<A>` where `A` is an alias of a list.
-pub(super) fn list_of_lists(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn list_of_lists(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    let symbols = &cx.symbols;
     for_each_type(file, &mut |ty, _| {
         let TypeKind::List(elem) = &ty.kind else {
             return;

@@ -1,15 +1,13 @@
 //! A method takes at most one parameter and returns at most one result, each a struct.
 
-use crate::ast::{MethodDecl, ParamDecl, SchemaFile, Span};
+use super::Context;
+use crate::ast::{MethodDecl, ParamDecl, Span};
 use crate::diag::Diagnostic;
-use crate::lower::symbols::{Resolved, Symbols};
+use crate::resolve::Resolved;
 
 /// A method declared with two or more parameters.
-pub(super) fn too_many_parameters(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn too_many_parameters(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for method in file.interfaces().flat_map(|i| &i.methods) {
         if let Some(extra) = extra_span(&method.params) {
             errors.push(
@@ -29,7 +27,8 @@ pub(super) fn too_many_parameters(
 }
 
 /// A method declared with two or more results.
-pub(super) fn too_many_results(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn too_many_results(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for method in file.interfaces().flat_map(|i| &i.methods) {
         if let Some(extra) = extra_span(&method.results) {
             errors.push(
@@ -63,11 +62,9 @@ fn param_start(param: &ParamDecl) -> usize {
 }
 
 /// A parameter or result whose type is known but not a struct.
-pub(super) fn non_struct_parameters(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn non_struct_parameters(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    let symbols = &cx.symbols;
     for method in file.interfaces().flat_map(|i| &i.methods) {
         let roles = method
             .params

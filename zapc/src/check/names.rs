@@ -1,18 +1,16 @@
 //! Declared names must not hide the built-in type keywords.
 
-use crate::ast::{Declaration, SchemaFile};
+use super::Context;
+use crate::ast::Declaration;
 use crate::diag::Diagnostic;
-use crate::lower::symbols::{BuiltinType, Symbols};
+use crate::resolve::BuiltinType;
 
 /// Type keywords that cannot be declared as names.
 const TYPE_KEYWORDS: [&str; 3] = ["bytes_fixed", "list", "ptr"];
 
 /// A struct, alias or interface named like a built-in type (`u32`, `text`, `list`, ...).
-pub(super) fn builtin_names_redeclared(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn builtin_names_redeclared(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     let names = file.declarations.iter().filter_map(|d| match d {
         Declaration::Struct(s) => Some(&s.name),
         Declaration::Alias(a) => Some(&a.name),

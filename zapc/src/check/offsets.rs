@@ -1,12 +1,13 @@
 //! Offsets fit 32 bits, slots end within 32 bits, and no two slots share a byte.
 
-use crate::ast::{FieldDecl, SchemaFile};
+use super::Context;
+use crate::ast::FieldDecl;
 use crate::diag::Diagnostic;
-use crate::lower::layout::{place_slots, Slot};
-use crate::lower::symbols::Symbols;
+use crate::layout::Slot;
 
 /// An explicit `@N` with N > u32::MAX.
-pub(super) fn offset_too_large(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn offset_too_large(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     let offsets = file
         .structs()
         .flat_map(|s| &s.fields)
@@ -24,21 +25,14 @@ pub(super) fn offset_too_large(file: &SchemaFile, _: &Symbols<'_>, errors: &mut 
 }
 
 /// A slot that ends past u32::MAX (the struct size would not fit 32 bits). Once per struct.
-pub(super) fn struct_too_large(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
-    for decl in file.structs() {
-        let Some(slots) = place_slots(symbols, &decl.fields) else {
+pub(super) fn struct_too_large(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    for (index, decl) in file.structs().enumerate() {
+        let Some(slots) = cx.slots.of(index) else {
             continue;
         };
         let limit = u64::from(u32::MAX);
-        let too_far = decl
-            .fields
-            .iter()
-            .zip(&slots)
-            .find(|(_, s)| s.end() > limit);
+        let too_far = decl.fields.iter().zip(slots).find(|(_, s)| s.end() > limit);
         if let Some((field, slot)) = too_far {
             errors.push(
                 Diagnostic::error(
@@ -60,16 +54,14 @@ pub(super) fn struct_too_large(
 }
 
 /// A slot sharing bytes with an earlier field's slot; reported at the later field.
-pub(super) fn overlapping_slots(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
-    for decl in file.structs() {
-        let Some(slots) = place_slots(symbols, &decl.fields) else {
+pub(super) fn overlapping_slots(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    for (index, decl) in file.structs().enumerate() {
+        let Some(slots) = cx.slots.of(index) else {
             continue;
         };
-        let placed: Vec<(&FieldDecl, Slot)> = decl.fields.iter().zip(slots).collect();
+        let placed: Vec<(&FieldDecl, Slot)> =
+            decl.fields.iter().zip(slots.iter().copied()).collect();
         for (index, (field, slot)) in placed.iter().enumerate() {
             let earlier = placed[..index].iter().find(|(_, e)| e.overlaps(slot));
             if let Some((other, other_slot)) = earlier {

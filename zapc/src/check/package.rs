@@ -1,15 +1,11 @@
 //! A file declares at most one package.
 
-use crate::ast::SchemaFile;
+use super::Context;
 use crate::diag::Diagnostic;
-use crate::lower::symbols::Symbols;
 
 /// Every `package` after the first is an error.
-pub(super) fn more_than_one_package(
-    file: &SchemaFile,
-    _: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn more_than_one_package(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     let mut packages = file.packages();
     let Some(first) = packages.next() else {
         return;

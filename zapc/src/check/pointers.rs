@@ -1,13 +1,15 @@
 //! `ptr<T>` exists only as a list element (`list<ptr<T>>`), and `T` is a struct.
 
-use crate::ast::{SchemaFile, TypeKind};
+use super::Context;
+use crate::ast::TypeKind;
 use crate::diag::Diagnostic;
-use crate::lower::symbols::{Resolved, Symbols};
+use crate::resolve::Resolved;
 
 use super::{for_each_type, Position};
 
 /// A `ptr<T>` anywhere but directly inside `list<...>`.
-pub(super) fn ptr_outside_list(file: &SchemaFile, _: &Symbols<'_>, errors: &mut Vec<Diagnostic>) {
+pub(super) fn ptr_outside_list(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
     for_each_type(file, &mut |ty, position| {
         if matches!(ty.kind, TypeKind::Ptr(_)) && position != Position::ListElement {
             errors.push(
@@ -23,11 +25,9 @@ pub(super) fn ptr_outside_list(file: &SchemaFile, _: &Symbols<'_>, errors: &mut 
 }
 
 /// A `ptr<T>` whose `T` is not a struct.
-pub(super) fn ptr_to_non_struct(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn ptr_to_non_struct(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    let symbols = &cx.symbols;
     for_each_type(file, &mut |ty, _| {
         let TypeKind::Ptr(target) = &ty.kind else {
             return;

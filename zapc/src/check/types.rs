@@ -1,18 +1,17 @@
 //! Every named type is a built-in, a struct or an alias declared in the file.
 
+use super::Context;
 use crate::ast::{SchemaFile, TypeKind};
 use crate::diag::Diagnostic;
 use crate::ir::Scalar;
-use crate::lower::symbols::{BuiltinType, Symbol, Symbols};
+use crate::resolve::{BuiltinType, Symbol};
 
 use super::{for_each_type, suggest};
 
 /// A type name that is not declared (or names an interface, which is not a type).
-pub(super) fn unknown_types(
-    file: &SchemaFile,
-    symbols: &Symbols<'_>,
-    errors: &mut Vec<Diagnostic>,
-) {
+pub(super) fn unknown_types(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    let symbols = &cx.symbols;
     for_each_type(file, &mut |ty, _| {
         let TypeKind::Named(name) = &ty.kind else {
             return;

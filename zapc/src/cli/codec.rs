@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use zapc::dynamic;
+use super::dynamic;
 use zapc::ir::{Schema, Struct};
 use zapc::load_file;
 

@@ -3,6 +3,7 @@
 
 mod check;
 mod codec;
+mod dynamic;
 mod generate;
 mod layout;
 

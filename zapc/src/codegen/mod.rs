@@ -1,19 +1,24 @@
 //! IR -> Rust, with `quote` (never strings) and `prettyplease`.
 //!
 //! For every struct: an owned type with the JSON mapping, a zero-copy reader, a builder
-//! and the `ZapStruct` impl that ties them to the runtime. For every interface: a handler
-//! trait, a `Service` impl dispatching by ordinal, and a typed client stub. `#[derive(Zap)]`
-//! calls the same functions, so the two front ends cannot drift.
+//! and the `ZapStruct` impl that ties them to the runtime ([`structs::schema_struct`]).
+//! For every interface: a method enum, a handler trait, a `Service` impl dispatching by
+//! ordinal, and a typed client stub. `#[derive(Zap)]` calls
+//! [`structs::derive_companions`], which shares everything but the owned type, so the
+//! two front ends cannot drift.
 
-mod fields;
+mod field;
+mod json;
 pub mod names;
 mod service;
 pub mod structs;
 
+use std::collections::{HashMap, HashSet};
+
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::Schema;
+use crate::ir::{Scalar, Schema, Type};
 
 /// How to generate.
 #[derive(Clone, Debug)]
@@ -33,10 +38,11 @@ impl Default for Options {
 
 /// Everything generated for a schema, as tokens.
 pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
+    let eq_hash = eq_hash_structs(schema);
     let structs = schema
         .structs
         .iter()
-        .map(|s| structs::generate(schema, s, opts, true));
+        .map(|s| structs::schema_struct(s, eq_hash.contains(s.name.as_str()), opts));
     let interfaces = schema.interfaces.iter().map(|i| service::generate(i, opts));
     quote! {
         #(#structs)*
@@ -53,13 +59,76 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
 /// thousands of structs formats several times faster than as one giant file).
 pub fn render(schema: &Schema, opts: &Options) -> String {
     let mut out = header(&schema.source_name);
+    let eq_hash = eq_hash_structs(schema);
     for s in &schema.structs {
-        out.push_str(&format_tokens(structs::generate(schema, s, opts, true)));
+        let eq = eq_hash.contains(s.name.as_str());
+        out.push_str(&format_tokens(structs::schema_struct(s, eq, opts)));
     }
     for i in &schema.interfaces {
         out.push_str(&format_tokens(service::generate(i, opts)));
     }
     out
+}
+
+/// The structs whose owned types can derive `Eq` and `Hash`: no float in any field, and
+/// the same for every struct they reach (cycles included).
+fn eq_hash_structs(schema: &Schema) -> HashSet<&str> {
+    let has_float = |ty: &Type| match ty {
+        Type::Scalar(s) => matches!(s, Scalar::F32 | Scalar::F64),
+        Type::List(list) => matches!(list.elem, Type::Scalar(Scalar::F32 | Scalar::F64)),
+        _ => false,
+    };
+    let child = |ty: &Type| -> Option<String> {
+        match ty {
+            Type::Struct(name) => Some(name.clone()),
+            Type::List(list) => match &list.elem {
+                Type::Struct(name) => Some(name.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let mut ok: HashMap<&str, bool> = schema
+        .structs
+        .iter()
+        .map(|s| (s.name.as_str(), !s.fields.iter().any(|f| has_float(&f.ty))))
+        .collect();
+    // Propagate "not Eq" along struct references until nothing changes.
+    loop {
+        let mut changed = false;
+        for s in &schema.structs {
+            if !ok[s.name.as_str()] {
+                continue;
+            }
+            let reaches_float = s
+                .fields
+                .iter()
+                .filter_map(|f| child(&f.ty))
+                .any(|c| !ok.get(c.as_str()).copied().unwrap_or(false));
+            if reaches_float {
+                ok.insert(s.name.as_str(), false);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    ok.into_iter()
+        .filter(|(_, eq)| *eq)
+        .map(|(n, _)| n)
+        .collect()
+}
+
+/// Doc attributes for doc-comment lines (rustdoc's leading space added).
+fn doc_attrs(doc: &[String]) -> TokenStream {
+    let lines = doc.iter().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// The runtime path as written in attribute strings (`::zap_runtime`).
+fn runtime_string(rt: &syn::Path) -> String {
+    quote!(#rt).to_string().replace(' ', "")
 }
 
 /// The `mod.rs` that declares one module per generated file.

@@ -1,17 +1,12 @@
-//! The items of one interface: handler trait, `Service` impl (dispatch by ordinal and the
-//! JSON-RPC method table) and a typed client stub.
+//! The items of one interface: a method enum (the one place an ordinal is written), the
+//! handler trait, the `Service` impl (dispatch by method and the JSON-RPC method table)
+//! and a typed client stub.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
-use super::names;
-use super::Options;
+use super::{doc_attrs, names, runtime_string, Options};
 use crate::ir::{Interface, Method};
-
-fn doc_attrs(doc: &[String]) -> TokenStream {
-    let lines = doc.iter().map(|l| format!(" {l}"));
-    quote!(#(#[doc = #lines])*)
-}
 
 /// Generate the items of `iface`.
 pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
@@ -19,31 +14,42 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
     let trait_name = names::type_ident(&iface.name);
     let service = names::suffixed(&iface.name, "Service");
     let client = names::suffixed(&iface.name, "Client");
+    let method_enum = names::suffixed(&iface.name, "Method");
     let iface_name = &iface.name;
     let doc = doc_attrs(&iface.doc);
+    let methods_enum = method_enum_items(iface, &method_enum);
     let handler_methods = iface.methods.iter().map(|m| handler_method(iface, m, rt));
-    let infos = iface.methods.iter().map(|m| method_info(iface, m, rt));
-    let arms = iface.methods.iter().map(|m| dispatch_arm(m, rt));
-    let client_methods = iface.methods.iter().map(|m| client_method(iface, m, rt));
+    let infos = iface
+        .methods
+        .iter()
+        .map(|m| method_info(iface, m, &method_enum, rt));
+    let arms = iface
+        .methods
+        .iter()
+        .map(|m| dispatch_arm(m, &method_enum, rt));
+    let client_methods = iface
+        .methods
+        .iter()
+        .map(|m| client_method(iface, m, &method_enum, rt));
     let ordinals = iface.methods.iter().map(|m| {
         let c = format_ident!(
             "{}",
             heck::ToShoutySnakeCase::to_shouty_snake_case(m.name.as_str())
         );
-        let n = Literal::u32_unsuffixed(m.ordinal);
+        let variant = variant(m);
         let d = format!(
             " Ordinal of `{}` (JSON-RPC `{}`).",
             m.name,
             m.json_rpc_name(&iface.name)
         );
-        quote!(#[doc = #d] pub const #c: u32 = #n;)
+        quote!(#[doc = #d] pub const #c: u32 = #method_enum::#variant.ordinal();)
     });
     let service_doc = format!(
-        " Serves a [`{iface_name}`] handler: dispatch by method ordinal, JSON-RPC method table."
+        " Serves a handler of [`{iface_name}`]: dispatch by method ordinal, JSON-RPC method table."
     );
     let client_doc = format!(
-        " Typed client of `{iface_name}` over any [`{}::Transport`].",
-        quote!(#rt).to_string().replace(' ', "")
+        " Typed client of `{iface_name}` over any `{}::Transport`.",
+        runtime_string(rt)
     );
     let payload_param = if iface.methods.iter().any(|m| m.param.is_some()) {
         quote!(payload)
@@ -62,6 +68,8 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
         quote!(#[doc = ""])
     };
     quote! {
+        #methods_enum
+
         #doc
         #blank
         /// Implement this trait to serve the interface; wrap the implementation in the
@@ -71,7 +79,7 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
         }
 
         #[doc = #service_doc]
-        #[derive(Clone, Debug, Default)]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug, ::core::default::Default)]
         pub struct #service<H>(pub H);
 
         impl<H> #service<H> {
@@ -93,15 +101,15 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
                 #payload_param: &'a [u8],
                 #out_param: &'a mut #rt::Builder,
             ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
-                match ordinal {
+                match #method_enum::from_ordinal(ordinal) {
                     #(#arms)*
-                    _ => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
+                    ::core::option::Option::None => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
                 }
             }
         }
 
         #[doc = #client_doc]
-        #[derive(Clone, Debug)]
+        #[derive(::core::clone::Clone, ::core::fmt::Debug)]
         pub struct #client<T> {
             transport: T,
         }
@@ -122,8 +130,75 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
     }
 }
 
-fn method_ident(m: &Method) -> proc_macro2::Ident {
+fn method_ident(m: &Method) -> Ident {
     names::field_ident(&m.name)
+}
+
+/// The method's variant in the method enum (`getBalance` -> `GetBalance`).
+fn variant(m: &Method) -> Ident {
+    names::ident(&heck::ToUpperCamelCase::to_upper_camel_case(
+        m.name.as_str(),
+    ))
+}
+
+/// `enum <Iface>Method`: every method with its ordinal as discriminant, and the
+/// conversions from and to the ordinal on the wire.
+fn method_enum_items(iface: &Interface, name: &Ident) -> TokenStream {
+    let variants = iface.methods.iter().map(|m| {
+        let (v, n) = (variant(m), Literal::u32_unsuffixed(m.ordinal));
+        let doc = format!(
+            " `{}`: ordinal {}, JSON-RPC `{}`.",
+            m.name,
+            m.ordinal,
+            m.json_rpc_name(&iface.name)
+        );
+        quote!(#[doc = #doc] #v = #n,)
+    });
+    let all = iface.methods.iter().map(variant);
+    let from = iface.methods.iter().map(|m| {
+        let v = variant(m);
+        quote!(o if o == #name::#v as u32 => ::core::option::Option::Some(#name::#v),)
+    });
+    let doc = format!(" The methods of `{}`, by ordinal.", iface.name);
+    // `repr(u32)` is refused on an enum without variants.
+    let (repr, ordinal_body) = if iface.methods.is_empty() {
+        (TokenStream::new(), quote!(match self {}))
+    } else {
+        (quote!(#[repr(u32)]), quote!(self as u32))
+    };
+    quote! {
+        #[doc = #doc]
+        #[derive(
+            ::core::clone::Clone,
+            ::core::marker::Copy,
+            ::core::fmt::Debug,
+            ::core::cmp::PartialEq,
+            ::core::cmp::Eq,
+            ::core::hash::Hash,
+        )]
+        #repr
+        pub enum #name {
+            #(#variants)*
+        }
+
+        impl #name {
+            /// Every method, in declaration order.
+            pub const ALL: &'static [#name] = &[#(#name::#all),*];
+
+            /// The method with this ordinal, if any.
+            pub const fn from_ordinal(ordinal: u32) -> ::core::option::Option<Self> {
+                match ordinal {
+                    #(#from)*
+                    _ => ::core::option::Option::None,
+                }
+            }
+
+            /// The method's ordinal on the wire.
+            pub const fn ordinal(self) -> u32 {
+                #ordinal_body
+            }
+        }
+    }
 }
 
 fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
@@ -165,8 +240,9 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     }
 }
 
-fn method_info(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
-    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+fn method_info(iface: &Interface, m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
+    let v = variant(m);
+    let ordinal = quote!(#method_enum::#v.ordinal());
     let name = &m.name;
     let json_name = m.json_rpc_name(&iface.name);
     let (request, params_to_wire) = match &m.param {
@@ -208,8 +284,9 @@ fn method_info(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
     }
 }
 
-fn dispatch_arm(m: &Method, rt: &syn::Path) -> TokenStream {
-    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
+    let v = variant(m);
+    let pattern = quote!(::core::option::Option::Some(#method_enum::#v));
     let name = method_ident(m);
     let call = match &m.param {
         Some(p) => {
@@ -227,14 +304,14 @@ fn dispatch_arm(m: &Method, rt: &syn::Path) -> TokenStream {
     };
     match &m.result {
         Some(_) => quote! {
-            #ordinal => {
+            #pattern => {
                 let result = { #call };
-                #rt::ZapStruct::encode(&result, out);
+                #rt::ZapStruct::encode(&result, out)?;
                 ::core::result::Result::Ok(#rt::Reply::Message)
             }
         },
         None => quote! {
-            #ordinal => {
+            #pattern => {
                 #call;
                 ::core::result::Result::Ok(#rt::Reply::Empty)
             }
@@ -242,18 +319,31 @@ fn dispatch_arm(m: &Method, rt: &syn::Path) -> TokenStream {
     }
 }
 
-fn client_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
+fn client_method(
+    iface: &Interface,
+    m: &Method,
+    method_enum: &Ident,
+    rt: &syn::Path,
+) -> TokenStream {
     let name = method_ident(m);
     let doc = method_doc(iface, m);
-    let ordinal = Literal::u32_unsuffixed(m.ordinal);
+    let v = variant(m);
+    let ordinal = quote!(#method_enum::#v.ordinal());
     let result = result_type(m);
+    // The request is encoded into a pooled builder: a warm call allocates none.
     let (param, payload) = match &m.param {
         Some(p) => {
             let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
             let t = names::type_ident(&p.ty);
-            (quote!(, #arg: &#t), quote!(#rt::ZapStruct::to_bytes(#arg)))
+            (
+                quote!(, #arg: &#t),
+                quote! {
+                    let mut builder = #rt::BuilderPool::shared().get();
+                    let payload = #rt::ZapStruct::encode(#arg, &mut builder)?;
+                },
+            )
         }
-        None => (quote!(), quote!(::std::vec::Vec::new())),
+        None => (quote!(), quote!(let payload: &[u8] = &[];)),
     };
     let decode = match &m.result {
         Some(_) => quote!(::core::result::Result::Ok(<#result as #rt::ZapStruct>::decode(&body)?)),
@@ -265,8 +355,8 @@ fn client_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
     quote! {
         #doc
         pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
-            let payload = #payload;
-            let body = self.transport.call(#ordinal, &payload).await?;
+            #payload
+            let body = self.transport.call(#ordinal, payload).await?;
             #decode
         }
     }

@@ -1,103 +1,347 @@
-//! The items of one struct: owned type, reader, builder, `ZapStruct` and the JSON mapping.
+//! The items of one struct, from two entry points:
 //!
-//! The reader and builder types are items of the caller's module (users name them); every
-//! impl sits inside `const _: () = { ... };` with fully qualified paths, so the code
-//! compiles next to user items called `Result`, `Option`, `Vec` or `String`.
+//! * [`schema_struct`]: a struct of a `.zap` schema. The owned type is generated too, with
+//!   serde's JSON mapping as attributes on its fields.
+//! * [`derive_companions`]: a struct declared in Rust (`#[derive(Zap)]`). The owned type
+//!   is the user's, which a derive cannot annotate, so the JSON mapping is written as
+//!   `Serialize`/`Deserialize` impls through private shadow structs ([`super::json`]).
+//!
+//! Both emit the same companions: `SIZE` and `*_OFFSET` constants, the zero-copy reader,
+//! the builder and the `ZapStruct` impl. The reader and builder types are items of the
+//! caller's module (users name them); every impl sits inside `const _: () = { ... };`
+//! with fully qualified paths, so the code compiles next to user items called `Result`,
+//! `Option`, `Vec` or `String`.
 
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{quote, quote_spanned};
 
-use super::fields::{field_code, FieldCode};
-use super::names;
-use super::Options;
-use crate::ir::{ListShape, Schema, Struct, Type};
+use super::field::{FieldGen, FieldNames};
+use super::{doc_attrs, json, names, runtime_string, Options};
+use crate::ir::{ListShape, Struct, Type};
 
-fn doc_attrs(doc: &[String]) -> TokenStream {
-    let lines = doc.iter().map(|l| format!(" {l}"));
-    quote!(#(#[doc = #lines])*)
+/// How Rust spells a struct declared with `#[derive(Zap)]`: only what the wire layout
+/// does not say. Kept out of the IR, which describes the layout alone.
+#[derive(Debug, Clone)]
+pub struct RustStruct {
+    /// The struct's identifier (the schema name may differ with `#[zap(rename)]`).
+    pub ident: Ident,
+    /// The struct's visibility, given to the generated reader and builder types.
+    pub vis: syn::Visibility,
+    /// Fields that are not on the wire (`#[zap(skip)]`): `Default` when a value is read.
+    pub skipped: Vec<Ident>,
+    /// One entry per field of the IR struct, in the same order.
+    pub fields: Vec<RustField>,
 }
 
-/// Generate every item of `s`. With `owned_definition` false (the derive), the owned
-/// struct itself is the user's and only the impls and companion types are generated.
-pub fn generate(
-    _schema: &Schema,
-    s: &Struct,
-    opts: &Options,
-    owned_definition: bool,
-) -> TokenStream {
-    let rt = &opts.runtime;
-    let (name, vis) = match &s.rust {
-        Some(rust) => (rust.ident.clone(), rust.vis.clone()),
-        None => (names::type_ident(&s.name), syn::parse_quote!(pub)),
+/// How Rust spells one field of a struct declared in Rust.
+#[derive(Debug, Clone)]
+pub struct RustField {
+    /// The field's identifier: the owned field, the getter and the setter are named after
+    /// it (the schema name, used for JSON, may differ with `#[zap(rename)]`).
+    pub ident: Ident,
+    /// The field's type as written.
+    pub ty: syn::Type,
+    /// The struct type that a [`Type::Struct`] in this field's type stands for (the
+    /// pointer's target or the list's element), as written, so that generated code names
+    /// it by its path and errors point at it.
+    pub struct_ty: Option<syn::Type>,
+}
+
+/// Every item of a schema struct: the owned type (deriving `Eq` and `Hash` when
+/// `eq_hash`, i.e. no float is reachable from it) and its companions.
+pub fn schema_struct(s: &Struct, eq_hash: bool, opts: &Options) -> TokenStream {
+    let owner = names::type_ident(&s.name);
+    let fields = schema_fields(s, &owner, opts);
+    let owned = owned_struct(s, &owner, &fields, eq_hash, &opts.runtime);
+    let companions = schema_companions(s, opts);
+    quote! {
+        #owned
+        #companions
+    }
+}
+
+/// The companions of a schema struct alone (what [`schema_struct`] emits after the owned
+/// type): what the derive must emit, token for token, for a Rust twin of the struct.
+pub fn schema_companions(s: &Struct, opts: &Options) -> TokenStream {
+    let owner = names::type_ident(&s.name);
+    let fields = schema_fields(s, &owner, opts);
+    let children: Vec<syn::Type> = schema_children(s)
+        .into_iter()
+        .map(|name| {
+            let ident = names::type_ident(name);
+            syn::parse_quote!(#ident)
+        })
+        .collect();
+    let extra = Extra {
+        skipped: Vec::new(),
+        bounds: where_clause(&children.iter().collect::<Vec<_>>(), &opts.runtime),
     };
-    let type_name = syn::ext::IdentExt::unraw(&name).to_string();
-    let reader = names::suffixed(&type_name, "Reader");
-    let builder = names::suffixed(&type_name, "Builder");
-    let size = Literal::usize_unsuffixed(s.size as usize);
-    let schema_name = &s.name;
-    let inline = matches!(s.list_shape, ListShape::Strided { .. });
-    let codes: Vec<FieldCode> = s.fields.iter().map(|f| field_code(f, rt)).collect();
-    let json_fields: Vec<String> = s.fields.iter().map(|f| names::json_key(&f.name)).collect();
+    companions(s, &owner, &syn::parse_quote!(pub), &fields, &extra, opts)
+}
+
+/// The generators of a schema struct's fields, named by the conventions.
+fn schema_fields<'a>(s: &'a Struct, owner: &Ident, opts: &'a Options) -> Vec<FieldGen<'a>> {
+    s.fields
+        .iter()
+        .map(|f| FieldGen::new(f, FieldNames::for_schema(f), owner, &opts.runtime))
+        .collect()
+}
+
+/// The distinct structs the fields of a schema struct name, other than itself, in field
+/// order (as [`child_types`] finds them for a derive).
+fn schema_children(s: &Struct) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    for field in &s.fields {
+        let child = match &field.ty {
+            Type::Struct(name) => name,
+            Type::List(list) => match &list.elem {
+                Type::Struct(name) => name,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        if child != &s.name && !names.contains(&child.as_str()) {
+            names.push(child);
+        }
+    }
+    names
+}
+
+/// The companions of a struct declared in Rust, and its JSON mapping as impls. `rust`
+/// must describe the same fields as `s`, in order (the derive builds both from one list).
+pub fn derive_companions(s: &Struct, rust: &RustStruct, opts: &Options) -> TokenStream {
+    let rt = &opts.runtime;
+    let owner = &rust.ident;
+    let fields: Vec<FieldGen<'_>> = s
+        .fields
+        .iter()
+        .zip(&rust.fields)
+        .map(|(f, r)| {
+            let ty = &r.ty;
+            let names = FieldNames {
+                ident: r.ident.clone(),
+                snake: syn::ext::IdentExt::unraw(&r.ident).to_string(),
+                owned_ty: Some(quote!(#ty)),
+                struct_ty: r.struct_ty.as_ref().map(|t| quote!(#t)),
+            };
+            FieldGen::new(f, names, owner, rt)
+        })
+        .collect();
     // `field: Default::default()` for fields not on the wire, spanned at the field so a
     // missing `Default` is reported there.
-    let skipped: Vec<TokenStream> = s
-        .rust
+    let skipped: Vec<TokenStream> = rust
+        .skipped
         .iter()
-        .flat_map(|r| &r.skipped)
         .map(|f| quote_spanned!(f.span()=> #f: ::core::default::Default::default(),))
         .collect();
+    let children = child_types(rust);
+    let bounds = where_clause(&children, rt);
+    let extra = Extra {
+        skipped: skipped.clone(),
+        bounds,
+    };
+    let companions = companions(s, owner, &rust.vis, &fields, &extra, opts);
+    let json = json::shadow_impls(owner, &fields, &skipped, &children, rt);
+    quote! {
+        #companions
+        const _: () = { #json };
+    }
+}
 
-    let owned = if owned_definition {
-        owned_struct(s, &codes)
+/// What differs between the two front ends' companions.
+struct Extra {
+    /// `field: Default::default(),` for every skipped field (a derive's `#[zap(skip)]`).
+    skipped: Vec<TokenStream>,
+    /// `where Child: NestedStruct, ...` for the struct types its fields name.
+    bounds: TokenStream,
+}
+
+/// `where Child: NestedStruct` for every struct type the fields of a Rust struct name
+/// (other than itself), each predicate spanned at the type as written. When a child is not
+/// a ZAP struct, every impl carrying these bounds fails at that one span with one message,
+/// which the compiler reports once: a single error at the field, instead of one per use.
+/// (`NestedStruct` is implemented without bounds, so two derived structs that point at
+/// each other do not make these bounds a cycle.)
+pub(super) fn where_clause(children: &[&syn::Type], rt: &syn::Path) -> TokenStream {
+    if children.is_empty() {
+        return TokenStream::new();
+    }
+    let predicates = children.iter().map(|ty| {
+        let span = syn::spanned::Spanned::span(ty);
+        respan(quote!(#ty: #rt::NestedStruct), span)
+    });
+    quote!(where #(#predicates),*)
+}
+
+/// `tokens` with every span set to `span`, so that an error anywhere in them is reported
+/// at one place.
+fn respan(tokens: TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
+}
+
+/// The distinct struct types the fields of a Rust struct name, other than itself.
+fn child_types(rust: &RustStruct) -> Vec<&syn::Type> {
+    let mut seen = Vec::new();
+    rust.fields
+        .iter()
+        .filter_map(|f| f.struct_ty.as_ref())
+        .filter(|ty| {
+            let text = quote!(#ty).to_string();
+            let is_self = rust.ident == text || text == "Self";
+            let new = !seen.contains(&text);
+            seen.push(text);
+            new && !is_self
+        })
+        .collect()
+}
+
+/// The owned struct of a schema struct, with serde's JSON mapping on its fields, and its
+/// `Default` (spelled out when an array is longer than `#[derive(Default)]` supports).
+fn owned_struct(
+    s: &Struct,
+    name: &Ident,
+    fields: &[FieldGen<'_>],
+    eq_hash: bool,
+    rt: &syn::Path,
+) -> TokenStream {
+    let doc = if s.doc.is_empty() {
+        doc_attrs(&[
+            format!(
+                "`{}`, owned: to and from the wire with `ZapStruct`,",
+                s.name
+            ),
+            format!(
+                "to and from JSON with serde. [`{}Reader`] reads it without copying.",
+                s.name
+            ),
+        ])
+    } else {
+        doc_attrs(&s.doc)
+    };
+    let owned_fields = fields.iter().map(FieldGen::owned_field);
+    let long_array = s
+        .fields
+        .iter()
+        .any(|f| matches!(f.ty, Type::BytesFixed(n) if n > 32));
+    let (derive_default, manual_default) = if long_array {
+        let idents = fields.iter().map(|f| &f.ident);
+        let zeros = fields.iter().map(FieldGen::zero);
+        (
+            TokenStream::new(),
+            quote! {
+                impl ::core::default::Default for #name {
+                    fn default() -> Self {
+                        Self { #(#idents: #zeros,)* }
+                    }
+                }
+            },
+        )
+    } else {
+        (quote!(::core::default::Default,), TokenStream::new())
+    };
+    let eq_hash = if eq_hash {
+        quote!(::core::cmp::Eq, ::core::hash::Hash,)
     } else {
         TokenStream::new()
     };
-    let json = json_impls(&name, &codes, &skipped, rt);
-    let inline_encode = inline_encode(s, &codes, rt);
-    let offsets = codes.iter().map(|c| &c.offset_const);
-    let getters = codes.iter().map(|c| &c.getter);
-    let setters = codes.iter().map(|c| &c.setter);
-    let from_reader = codes.iter().map(|c| &c.from_reader);
-    let writes = codes.iter().map(|c| &c.write);
-    let size_doc = format!(" Size of `{schema_name}`'s fixed section in bytes.");
-    let reader_doc = format!(
-        " Zero-copy reader of a `{schema_name}`: every getter is a bounds check and a load."
-    );
-    let builder_doc = format!(" Writes a `{schema_name}` through the runtime builder; setters in field order give the canonical bytes.");
-    let obj_param = if codes.is_empty() {
-        quote!(_obj)
+    let serde_crate = format!("{}::__private::serde", runtime_string(rt));
+    quote! {
+        #doc
+        #[derive(
+            ::core::clone::Clone,
+            ::core::fmt::Debug,
+            #derive_default
+            ::core::cmp::PartialEq,
+            #eq_hash
+            #rt::__private::serde::Serialize,
+            #rt::__private::serde::Deserialize,
+        )]
+        #[serde(crate = #serde_crate, default)]
+        pub struct #name {
+            #(#owned_fields)*
+        }
+
+        #manual_default
+    }
+}
+
+/// Constants, reader, builder and the `ZapStruct` impl of the struct whose owned type is
+/// `owner`.
+fn companions(
+    s: &Struct,
+    owner: &Ident,
+    vis: &syn::Visibility,
+    fields: &[FieldGen<'_>],
+    extra: &Extra,
+    opts: &Options,
+) -> TokenStream {
+    let rt = &opts.runtime;
+    let (skipped, bounds) = (&extra.skipped, &extra.bounds);
+    let type_name = syn::ext::IdentExt::unraw(owner).to_string();
+    let reader = names::suffixed(&type_name, "Reader");
+    let builder = names::suffixed(&type_name, "Builder");
+    let size = Literal::u32_unsuffixed(s.size);
+    let schema_name = &s.name;
+    let inline = matches!(s.list_shape, ListShape::Strided { .. });
+    let json_fields = s.fields.iter().map(|f| names::json_key(&f.name));
+    let offsets = fields.iter().map(FieldGen::offset_const);
+    let getters = fields.iter().map(FieldGen::getter);
+    let debug_entries = fields.iter().map(FieldGen::debug_entry);
+    let setters = fields.iter().map(FieldGen::setters);
+    let from_reader = fields.iter().map(FieldGen::decode);
+    let writes = fields.iter().map(FieldGen::write);
+    let inline_encode = if inline {
+        inline_encode(owner, fields, rt)
     } else {
-        quote!(obj)
+        TokenStream::new()
     };
-    let r_param = if codes.is_empty() {
-        quote!(_r)
+    let size_doc = format!(" Size of `{schema_name}`'s fixed section in bytes.");
+    let reader_doc =
+        format!(" Zero-copy reader of `{schema_name}`: every getter is a bounds check and a load.");
+    let builder_doc = format!(
+        " Builds a `{schema_name}` in place: setters in field order give the canonical bytes."
+    );
+    let reader_name = reader.to_string();
+    let builder_name = builder.to_string();
+    let (obj_param, r_param) = if fields.is_empty() {
+        (quote!(_obj), quote!(_r))
     } else {
-        quote!(r)
+        (quote!(obj), quote!(r))
     };
 
     quote! {
-        #owned
-
         #[doc = #reader_doc]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy)]
         #vis struct #reader<'a> {
             obj: #rt::Object<'a>,
         }
 
         #[doc = #builder_doc]
-        #[derive(::core::fmt::Debug)]
         #vis struct #builder<'b> {
             obj: #rt::ObjectBuilder<'b>,
         }
 
         const _: () = {
-            impl #name {
+            impl #owner {
                 #[doc = #size_doc]
                 pub const SIZE: usize = #size;
                 #(#offsets)*
             }
 
-            impl<'a> #reader<'a> {
+            impl<'a> #reader<'a> #bounds {
                 /// View an object (e.g. a message root or a list element) as this struct.
                 #[inline]
                 pub fn from_object(obj: #rt::Object<'a>) -> Self {
@@ -115,18 +359,25 @@ pub fn generate(
                 }
 
                 /// Copy every field into the owned type.
-                pub fn to_value(&self) -> #name {
-                    <#name as #rt::ZapStruct>::from_reader(*self)
+                pub fn to_value(&self) -> #owner {
+                    <#owner as #rt::ZapStruct>::from_reader(*self)
                 }
 
                 #(#getters)*
             }
 
-            impl<'b> #builder<'b> {
+            /// The fields, not the message bytes.
+            impl ::core::fmt::Debug for #reader<'_> #bounds {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(#reader_name) #(#debug_entries)* .finish()
+                }
+            }
+
+            impl<'b> #builder<'b> #bounds {
                 /// Start the object on `b` (as the root, finish with
                 /// [`Self::finish_message`]; as a child, with [`Self::finish`]).
                 pub fn new(b: &'b mut #rt::Builder) -> Self {
-                    Self { obj: b.start_object(#size) }
+                    Self { obj: b.start_object(#owner::SIZE) }
                 }
 
                 /// The runtime builder, to build children while this object is open.
@@ -137,19 +388,30 @@ pub fn generate(
                 #(#setters)*
 
                 /// Finish as a child object; returns its position for the parent's pointer.
-                pub fn finish(self) -> u32 {
-                    self.obj.finish()
+                #[must_use = "a child object is reachable only once a parent points at it"]
+                pub fn finish(self) -> #rt::Offset<#owner> {
+                    #rt::Offset::new(self.obj.finish())
                 }
 
-                /// Finish as the root object and finish the message; returns its bytes.
-                pub fn finish_message(self) -> &'b [u8] {
+                /// Finish as the root object and finish the message; returns its bytes,
+                /// or why the message cannot be written (over the builder's limit).
+                pub fn finish_message(self) -> ::core::result::Result<&'b [u8], #rt::BuildError> {
                     self.obj.finish_message()
                 }
             }
 
-            impl #rt::ZapStruct for #name {
+            /// Where the object is in the message being built, not the bytes.
+            impl ::core::fmt::Debug for #builder<'_> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(#builder_name).field("object", &self.obj).finish()
+                }
+            }
+
+            impl #rt::NestedStruct for #owner {}
+
+            impl #rt::ZapStruct for #owner #bounds {
                 const NAME: &'static str = #schema_name;
-                const SIZE: usize = #size;
+                const SIZE: usize = #owner::SIZE;
                 const JSON_FIELDS: &'static [&'static str] = &[#(#json_fields),*];
                 const INLINE: bool = #inline;
                 type Reader<'a> = #reader<'a>;
@@ -178,8 +440,6 @@ pub fn generate(
 
                 #inline_encode
             }
-
-            #json
         };
     }
 }
@@ -187,139 +447,21 @@ pub fn generate(
 /// For a struct whose fields are all inline, `ZapStruct::encode` as one stack array
 /// copied into the builder (`Builder::encode_inline`): the layout is known here, so the
 /// header and every field go to constant positions. Same bytes as the generic path.
-fn inline_encode(s: &Struct, codes: &[FieldCode], rt: &syn::Path) -> TokenStream {
-    if !matches!(s.list_shape, ListShape::Strided { .. }) {
-        return TokenStream::new();
-    }
-    let writes = s.fields.iter().zip(codes).map(|(f, c)| {
-        let ident = &c.ident;
-        let pos = Literal::usize_unsuffixed(16 + f.offset as usize);
-        match &f.ty {
-            Type::Scalar(k) => {
-                let t = super::fields::scalar_type(*k);
-                quote!(<#t as #rt::Scalar>::write_at(self.#ident, m, #pos);)
-            }
-            Type::BytesFixed(n) => {
-                let n = Literal::usize_unsuffixed(*n as usize);
-                quote!(m[#pos..#pos + #n].copy_from_slice(&self.#ident);)
-            }
-            // Not inline: the struct would not be strided.
-            _ => TokenStream::new(),
-        }
-    });
-    let len = Literal::usize_unsuffixed(16 + s.size as usize);
-    let m = if s.fields.is_empty() {
+fn inline_encode(owner: &Ident, fields: &[FieldGen<'_>], rt: &syn::Path) -> TokenStream {
+    let writes = fields.iter().map(FieldGen::inline_write);
+    let m = if fields.is_empty() {
         quote!(_m)
     } else {
         quote!(m)
     };
     quote! {
         #[inline]
-        fn encode<'b>(&self, b: &'b mut #rt::Builder) -> &'b [u8] {
-            b.encode_inline(|#m: &mut [u8; #len]| { #(#writes)* })
-        }
-    }
-}
-
-/// The owned struct of a schema struct and its `Default` (arrays of any length are zero).
-fn owned_struct(s: &Struct, codes: &[FieldCode]) -> TokenStream {
-    let name = names::type_ident(&s.name);
-    let doc = doc_attrs(&s.doc);
-    let fields = codes.iter().map(|c| &c.owned);
-    let idents = codes.iter().map(|c| &c.ident);
-    let zeros = codes.iter().map(|c| &c.zero);
-    // `#[derive(Default)]` stops at arrays of 32; beyond that the zero value is spelled out.
-    let long_array = s
-        .fields
-        .iter()
-        .any(|f| matches!(f.ty, crate::ir::Type::BytesFixed(n) if n > 32));
-    let (derive_default, manual_default) = if long_array {
-        (
-            TokenStream::new(),
-            quote! {
-                impl ::core::default::Default for #name {
-                    fn default() -> Self {
-                        Self { #(#idents: #zeros,)* }
-                    }
-                }
-            },
-        )
-    } else {
-        (quote!(::core::default::Default,), TokenStream::new())
-    };
-    quote! {
-        #doc
-        #[derive(::core::clone::Clone, ::core::fmt::Debug, #derive_default ::core::cmp::PartialEq)]
-        pub struct #name {
-            #(#fields)*
-        }
-
-        #manual_default
-    }
-}
-
-/// `Serialize` and `Deserialize` with the spec's JSON mapping, through private shadow
-/// structs that carry the serde attributes, so the same code serves a schema's owned
-/// type and a user's struct (whose definition a derive cannot annotate). Absent JSON
-/// fields read as zero, like absent wire fields; skipped fields take `Default`.
-fn json_impls(
-    name: &Ident,
-    codes: &[FieldCode],
-    skipped: &[TokenStream],
-    rt: &syn::Path,
-) -> TokenStream {
-    let serde = quote!(#rt::__private::serde);
-    let serde_crate = format!(
-        "{}::__private::serde",
-        quote!(#rt).to_string().replace(' ', "")
-    );
-    let idents: Vec<&Ident> = codes.iter().map(|c| &c.ident).collect();
-    let types: Vec<&TokenStream> = codes.iter().map(|c| &c.owned_ty).collect();
-    let attrs: Vec<&TokenStream> = codes.iter().map(|c| &c.json_attrs).collect();
-    let zeros = codes.iter().map(|c| &c.zero);
-    let value = if codes.is_empty() {
-        quote!(_value)
-    } else {
-        quote!(value)
-    };
-    quote! {
-        impl #serde::Serialize for #name {
-            fn serialize<__S: #serde::Serializer>(
-                &self,
-                serializer: __S,
-            ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                #[derive(#serde::Serialize)]
-                #[serde(crate = #serde_crate)]
-                struct __ZapJson<'zap> {
-                    #(#attrs #idents: &'zap #types,)*
-                    #[serde(skip)]
-                    __zap_owner: ::core::marker::PhantomData<&'zap ()>,
-                }
-                #serde::Serialize::serialize(
-                    &__ZapJson { #(#idents: &self.#idents,)* __zap_owner: ::core::marker::PhantomData },
-                    serializer,
-                )
-            }
-        }
-
-        impl<'de> #serde::Deserialize<'de> for #name {
-            fn deserialize<__D: #serde::Deserializer<'de>>(
-                deserializer: __D,
-            ) -> ::core::result::Result<Self, __D::Error> {
-                #[derive(#serde::Deserialize)]
-                #[serde(crate = #serde_crate, default = "__zap_zero")]
-                struct __ZapJson {
-                    #(#attrs #idents: #types,)*
-                }
-                fn __zap_zero() -> __ZapJson {
-                    __ZapJson { #(#idents: #zeros,)* }
-                }
-                let #value = <__ZapJson as #serde::Deserialize<'de>>::deserialize(deserializer)?;
-                ::core::result::Result::Ok(Self {
-                    #(#idents: value.#idents,)*
-                    #(#skipped)*
-                })
-            }
+        fn encode<'b>(
+            &self,
+            b: &'b mut #rt::Builder,
+        ) -> ::core::result::Result<&'b [u8], #rt::BuildError> {
+            const LEN: usize = #rt::HEADER_SIZE + #owner::SIZE;
+            ::core::result::Result::Ok(b.encode_inline(|#m: &mut [u8; LEN]| { #(#writes)* }))
         }
     }
 }

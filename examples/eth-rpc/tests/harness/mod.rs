@@ -261,7 +261,7 @@ impl Book {
 
 /// The request frame `[len][dir 1][envelope]` of call `n` with PromiseID `promise_id`.
 pub fn request_frame(book: &Book, n: u64, promise_id: u32, b: &mut Builder, out: &mut Vec<u8>) {
-    let payload = book.request(n).to_bytes();
+    let payload = book.request(n).to_bytes().unwrap();
     let env = Request {
         method: GET_BALANCE,
         promise_id,
@@ -270,7 +270,7 @@ pub fn request_frame(book: &Book, n: u64, promise_id: u32, b: &mut Builder, out:
         payload: &payload,
     }
     .encode(b);
-    encode_frame(out, Direction::Request, env).expect("a call fits a frame");
+    encode_frame(out, Direction::Request, env.unwrap()).expect("a call fits a frame");
 }
 
 /// Reads response frames from a stream, in order.

@@ -74,7 +74,7 @@ mod tests {
             words: vec!["x".into(), "y".into()],
             memo: "not on the wire".into(),
         };
-        let bytes = node.to_bytes();
+        let bytes = node.to_bytes().unwrap();
         let r = NodeReader::parse(&bytes).unwrap();
         assert_eq!(r.id(), 9);
         assert_eq!(r.leaves().map(|l| l.note()).collect::<Vec<_>>(), ["a"]);

@@ -19,7 +19,7 @@ fn cycle() -> Vec<u8> {
     let other_at = other.finish();
     a.set_object(8, other_at);
     a.finish_as_root();
-    b.finish().to_vec()
+    b.finish().unwrap().to_vec()
 }
 
 fn chain_len(node: &Node) -> usize {
@@ -60,7 +60,7 @@ fn fan_out() -> Vec<u8> {
     let list = refs.list(root.builder());
     root.set_list(16, list);
     root.finish_as_root();
-    b.finish().to_vec()
+    b.finish().unwrap().to_vec()
 }
 
 fn count(tree: &Tree) -> usize {
@@ -96,7 +96,7 @@ fn honest_recursive_messages_decode_completely() {
             next: Some(Box::new(chain)),
         };
     }
-    assert_eq!(Node::decode(&chain.to_bytes()).unwrap(), chain);
+    assert_eq!(Node::decode(&chain.to_bytes().unwrap()).unwrap(), chain);
 
     let leaf = |label: &str| Tree {
         label: label.into(),
@@ -115,5 +115,5 @@ fn honest_recursive_messages_decode_completely() {
         ],
         refs: vec![None, Some(leaf("y"))],
     };
-    assert_eq!(Tree::decode(&tree.to_bytes()).unwrap(), tree);
+    assert_eq!(Tree::decode(&tree.to_bytes().unwrap()).unwrap(), tree);
 }

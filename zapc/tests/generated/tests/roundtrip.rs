@@ -123,7 +123,7 @@ fn round_trip<T>(value: &T, b: &mut Builder)
 where
     T: ZapStruct + PartialEq + std::fmt::Debug + serde::Serialize + serde::de::DeserializeOwned,
 {
-    let wire = value.encode(b).to_vec();
+    let wire = value.encode(b).unwrap().to_vec();
     assert_eq!(&T::decode(&wire).unwrap(), value, "binary round trip");
     // `encode` may take a fast path (all-inline structs write one stack array); it must
     // give exactly the bytes of the generic path through the builder.
@@ -132,12 +132,12 @@ where
     value.write_fields(&mut obj);
     obj.finish_as_root();
     assert_eq!(
-        generic.finish(),
+        generic.finish().unwrap(),
         &wire[..],
         "fast and generic encodings agree"
     );
     assert_eq!(
-        value.to_bytes(),
+        value.to_bytes().unwrap(),
         wire,
         "a fresh builder gives the reused builder's bytes"
     );
@@ -202,7 +202,7 @@ fn readers_see_what_owned_values_wrote() {
     let mut b = Builder::new();
     for _ in 0..100 {
         let l = lists(&mut r);
-        let wire = l.encode(&mut b).to_vec();
+        let wire = l.encode(&mut b).unwrap().to_vec();
         let reader = lists::ListsReader::parse(&wire).unwrap();
         assert_eq!(reader.numbers().collect::<Vec<_>>(), l.numbers);
         assert_eq!(reader.flags().collect::<Vec<_>>(), l.flags);

@@ -1,13 +1,15 @@
 //! JSON <-> wire for any struct of a schema, driven by the IR at run time (no generated
 //! code): what `zapc encode` and `zapc decode` use. The JSON mapping is the spec's, the
-//! same as the generated owned types'.
+//! same as the generated owned types', and so are the rules for hostile messages: the
+//! runtime's [`DecodeBudget`] bounds the walk, and text that is not UTF-8 reads as `""`,
+//! as generated readers (and so the JSON-RPC fallback) read it.
 
 use serde_json::{Map, Number, Value};
-use zap_runtime::json::{from_hex, to_hex};
-use zap_runtime::{Builder, ListRef, Message, Object, ObjectBuilder};
+use zap_runtime::json::{from_hex, json_type as describe, to_hex};
+use zap_runtime::{BuildError, Builder, DecodeBudget, ListRef, Message, Object, ObjectBuilder};
 
-use crate::codegen::names::json_key;
-use crate::ir::{ListShape, Scalar, Schema, Struct, Type};
+use zapc::codegen::names::json_key;
+use zapc::ir::{ListShape, Scalar, Schema, Struct, Type};
 
 /// Why a JSON value does not fit the schema. `path` is a JSON path (`$.items[2].note`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -24,32 +26,22 @@ fn err(path: &str, message: impl Into<String>) -> JsonError {
     }
 }
 
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Encode `json` (an object in the JSON mapping) as a complete message of struct `ty`.
 pub fn encode(schema: &Schema, ty: &Struct, json: &Value) -> Result<Vec<u8>, JsonError> {
     let mut b = Builder::new();
     let mut obj = b.start_object(ty.size as usize);
     write_struct(schema, ty, json, &mut obj, "$")?;
     obj.finish_as_root();
-    b.finish();
+    b.finish()
+        .map_err(|e: BuildError| err("$", e.to_string()))?;
     Ok(b.take_bytes())
 }
 
 /// Decode a complete message of struct `ty` into its JSON mapping.
 pub fn decode(schema: &Schema, ty: &Struct, wire: &[u8]) -> Result<Value, zap_runtime::ParseError> {
     let msg = Message::parse(wire)?;
-    let mut walk = Walk::for_message(msg.size());
-    Ok(read_struct(schema, ty, msg.root(), &mut walk))
+    let mut budget = DecodeBudget::for_message(msg.size());
+    Ok(read_struct(schema, ty, msg.root(), &mut budget))
 }
 
 fn lookup<'s>(schema: &'s Schema, name: &str, path: &str) -> Result<&'s Struct, JsonError> {
@@ -161,15 +153,17 @@ fn write_list(
     match (elem, shape) {
         (Type::Struct(name), ListShape::Pointer) => {
             let ty = lookup(schema, name, path)?;
-            let slots = b.start_pointer_list(items.len() as u32);
-            for (i, item) in items.iter().enumerate() {
+            let count = u32::try_from(items.len())
+                .map_err(|_| err(path, "a list holds at most 4294967295 elements"))?;
+            let slots = b.start_pointer_list(count);
+            for (i, item) in (0..count).zip(items) {
                 if item.is_null() {
                     continue;
                 }
                 let mut obj = b.start_object(ty.size as usize);
                 write_struct(schema, ty, item, &mut obj, &format!("{path}[{i}]"))?;
                 let at = obj.finish();
-                b.set_pointer(slots, i as u32, at);
+                b.set_pointer(slots, i, at);
             }
             Ok(slots.list(b))
         }
@@ -179,7 +173,8 @@ fn write_list(
             for (i, item) in items.iter().enumerate() {
                 let mut obj = list.push_struct();
                 write_struct(schema, ty, item, &mut obj, &format!("{path}[{i}]"))?;
-                obj.finish();
+                // A strided element sits in the list: nothing points at it.
+                let _ = obj.finish();
             }
             Ok(list.finish())
         }
@@ -221,7 +216,7 @@ fn write_list(
             for (i, item) in items.iter().enumerate() {
                 let mut slot = list.push_struct();
                 write_scalar(*s, 0, item, &mut slot, &format!("{path}[{i}]"))?;
-                slot.finish();
+                let _ = slot.finish();
             }
             Ok(list.finish())
         }
@@ -304,48 +299,26 @@ fn write_scalar(
     Ok(())
 }
 
-/// How much of a message graph the decoder may walk: a hostile message can point a
-/// child at its parent (an endless chain) or share one child between many pointers
-/// (exponential fan-out). The same bounds as generated code's `DecodeBudget`: nested
-/// structs deeper than [`Walk::MAX_DEPTH`], or beyond twice the message length plus 64
-/// struct values in all, decode as `null` (lists of structs end early).
-struct Walk {
-    depth: usize,
-    nodes: usize,
+/// A nested struct as JSON: `null` for a null pointer, `None` once the budget is spent
+/// (the same bounds as generated code's owned decoding).
+fn child(
+    schema: &Schema,
+    ty: &Struct,
+    obj: Object<'_>,
+    budget: &mut DecodeBudget,
+) -> Option<Value> {
+    if obj.is_null() {
+        return Some(Value::Null);
+    }
+    budget.enter(|budget| read_struct(schema, ty, obj, budget))
 }
 
-impl Walk {
-    const MAX_DEPTH: usize = zap_runtime::DecodeBudget::MAX_DEPTH as usize;
-
-    fn for_message(len: usize) -> Walk {
-        Walk {
-            depth: 0,
-            nodes: len.saturating_mul(2).saturating_add(64),
-        }
-    }
-
-    /// Read a nested struct, or `None` once the budget is spent.
-    fn child(&mut self, schema: &Schema, ty: &Struct, obj: Object<'_>) -> Option<Value> {
-        if obj.is_null() {
-            return Some(Value::Null);
-        }
-        if self.depth >= Self::MAX_DEPTH || self.nodes == 0 {
-            return None;
-        }
-        self.nodes -= 1;
-        self.depth += 1;
-        let value = read_struct(schema, ty, obj, self);
-        self.depth -= 1;
-        Some(value)
-    }
-}
-
-fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, walk: &mut Walk) -> Value {
+fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, budget: &mut DecodeBudget) -> Value {
     let mut map = Map::new();
     for field in &ty.fields {
         map.insert(
             json_key(&field.name),
-            read_field(schema, &field.ty, field.offset as usize, obj, walk),
+            read_field(schema, &field.ty, field.offset as usize, obj, budget),
         );
     }
     Value::Object(map)
@@ -371,20 +344,26 @@ fn read_scalar(s: Scalar, off: usize, obj: Object<'_>) -> Value {
     }
 }
 
-fn read_field(schema: &Schema, ty: &Type, off: usize, obj: Object<'_>, walk: &mut Walk) -> Value {
+fn read_field(
+    schema: &Schema,
+    ty: &Type,
+    off: usize,
+    obj: Object<'_>,
+    budget: &mut DecodeBudget,
+) -> Value {
     match ty {
         Type::Scalar(s) => read_scalar(*s, off, obj),
-        Type::Text => Value::String(String::from_utf8_lossy(obj.bytes(off)).into_owned()),
+        Type::Text => Value::String(obj.text(off).to_owned()),
         Type::Bytes => Value::String(to_hex(obj.bytes(off))),
         Type::BytesFixed(n) => Value::String(to_hex(obj.bytes_fixed_slice(off, *n as usize))),
         Type::Struct(name) => {
             let child = obj.object(off);
             schema
                 .struct_named(name)
-                .and_then(|child_ty| walk.child(schema, child_ty, child))
+                .and_then(|child_ty| self::child(schema, child_ty, child, budget))
                 .unwrap_or(Value::Null)
         }
-        Type::List(list) => read_list(schema, &list.elem, list.shape, obj.list(off), walk),
+        Type::List(list) => read_list(schema, &list.elem, list.shape, obj.list(off), budget),
     }
 }
 
@@ -393,7 +372,7 @@ fn read_list(
     elem: &Type,
     shape: ListShape,
     list: zap_runtime::List<'_>,
-    walk: &mut Walk,
+    budget: &mut DecodeBudget,
 ) -> Value {
     let items: Vec<Value> = match (elem, shape) {
         (Type::Struct(name), shape) => match schema.struct_named(name) {
@@ -401,22 +380,19 @@ fn read_list(
             Some(ty) => match shape {
                 ListShape::Pointer => list
                     .pointers()
-                    .map_while(|o| walk.child(schema, ty, o))
+                    .map_while(|o| child(schema, ty, o, budget))
                     .collect(),
                 ListShape::Strided { width } => list
                     .objects(width as usize)
-                    .map_while(|o| walk.child(schema, ty, o))
+                    .map_while(|o| child(schema, ty, o, budget))
                     .collect(),
                 ListShape::Framed => list
                     .messages()
-                    .map_while(|o| walk.child(schema, ty, o))
+                    .map_while(|o| child(schema, ty, o, budget))
                     .collect(),
             },
         },
-        (Type::Text, _) => list
-            .framed()
-            .map(|b| Value::String(String::from_utf8_lossy(b).into_owned()))
-            .collect(),
+        (Type::Text, _) => list.texts().map(|t| Value::String(t.to_owned())).collect(),
         (Type::Bytes, _) => list.framed().map(|b| Value::String(to_hex(b))).collect(),
         (Type::BytesFixed(n), _) => {
             let n = *n as usize;

@@ -6,8 +6,25 @@
 //! is written explicitly (padding included), so a reused buffer gives the same bytes as a
 //! fresh one.
 
+use crate::error::BuildError;
 use crate::scalar::Scalar;
 use crate::{ALIGNMENT, HEADER_SIZE, MAGIC, VERSION1};
+
+/// A position or length known to be within [`Builder::MAX_LEN`] once the message passes
+/// the check in [`Builder::finish`]; saturates instead of wrapping before that, so an
+/// oversized message is refused there rather than written with wrapped offsets.
+#[inline(always)]
+fn wire_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// The signed distance from `from` to `to` (both message positions), as a pointer or
+/// list slot holds it; saturates like [`wire_u32`] (exact within [`Builder::MAX_LEN`]).
+#[inline(always)]
+fn wire_rel(to: u32, from: u32) -> i32 {
+    let rel = i64::from(to) - i64::from(from);
+    i32::try_from(rel).unwrap_or(if rel < 0 { i32::MIN } else { i32::MAX })
+}
 
 /// A payload whose bytes are laid down when its object finishes (spec §4 step 5).
 #[derive(Clone, Copy, Debug)]
@@ -29,9 +46,10 @@ struct Deferred {
 /// req.set_u64(8, 68943);
 /// req.set_bytes_fixed(16, &[0xde; 20]);
 /// req.finish_as_root();
-/// assert_eq!(b.finish().len(), 16 + 36);
+/// assert_eq!(b.finish()?.len(), 16 + 36);
+/// # Ok::<(), zap_runtime::BuildError>(())
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Builder {
     buf: Vec<u8>,
     /// Start of the message being written. Non-zero only while a framed list element (a
@@ -42,6 +60,21 @@ pub struct Builder {
     version: u16,
     deferred: Vec<Deferred>,
     scratch: Vec<u8>,
+    /// Largest message [`Builder::finish`] accepts.
+    max_len: usize,
+}
+
+/// Shows where the builder is, not the bytes it holds (which may be megabytes).
+impl core::fmt::Debug for Builder {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Builder")
+            .field("len", &self.buf.len())
+            .field("version", &self.version)
+            .field("root", &self.root)
+            .field("deferred", &self.deferred.len())
+            .field("max_len", &self.max_len)
+            .finish()
+    }
 }
 
 impl Default for Builder {
@@ -79,6 +112,10 @@ impl PointerListRef {
 }
 
 impl Builder {
+    /// The largest message any builder writes: pointer and list slots hold signed 32-bit
+    /// offsets, so every position in a message must be below 2^31.
+    pub const MAX_LEN: usize = i32::MAX as usize;
+
     /// A builder with a 256-byte buffer, stamping header version 1.
     pub fn new() -> Self {
         Builder::with_capacity(256)
@@ -93,6 +130,7 @@ impl Builder {
             version: VERSION1,
             deferred: Vec::new(),
             scratch: Vec::new(),
+            max_len: Self::MAX_LEN,
         };
         b.write_header();
         b
@@ -114,6 +152,18 @@ impl Builder {
         if let Some(v) = self.buf.get_mut(4..6) {
             v.copy_from_slice(&version.to_le_bytes());
         }
+    }
+
+    /// Refuse, in [`Builder::finish`], messages over `max_len` bytes (at most
+    /// [`Builder::MAX_LEN`]; larger values are clamped to it). A server can bound what a
+    /// handler may answer with this.
+    pub fn set_max_len(&mut self, max_len: usize) {
+        self.max_len = max_len.min(Self::MAX_LEN);
+    }
+
+    /// The largest message [`Builder::finish`] accepts.
+    pub fn max_len(&self) -> usize {
+        self.max_len
     }
 
     /// The header version this builder stamps.
@@ -149,7 +199,7 @@ impl Builder {
     /// Position relative to the message being written.
     #[inline(always)]
     fn rel(&self, abs: usize) -> u32 {
-        (abs - self.base) as u32
+        wire_u32(abs - self.base)
     }
 
     /// Pad with zeros to the next multiple of 8 from the message start.
@@ -199,7 +249,11 @@ impl Builder {
     pub fn start_pointer_list(&mut self, count: u32) -> PointerListRef {
         self.align();
         let start = self.buf.len();
-        self.buf.resize(start + count as usize * 4, 0);
+        let slots = usize::try_from(count).map_or(usize::MAX, |n| n.saturating_mul(4));
+        // A count too large for memory cannot be a message anyway: reserve what fits the
+        // limit and let `finish` refuse the message.
+        let slots = slots.min(self.max_len.saturating_add(1));
+        self.buf.resize(start + slots, 0);
         PointerListRef { start, count }
     }
 
@@ -209,11 +263,18 @@ impl Builder {
         if i >= list.count {
             return;
         }
-        let slot = list.start + i as usize * 4;
+        let Some(slot) = usize::try_from(i)
+            .ok()
+            .and_then(|i| i.checked_mul(4))
+            .map(|at| list.start + at)
+            .filter(|slot| slot + 4 <= self.buf.len())
+        else {
+            return;
+        };
         let rel = if target == 0 {
             0
         } else {
-            (target as i64 - self.rel(slot) as i64) as i32
+            wire_rel(target, self.rel(slot))
         };
         rel.write_at(&mut self.buf, slot);
     }
@@ -243,7 +304,8 @@ impl Builder {
     /// obj.finish_as_root();
     /// let mut fast = Builder::new();
     /// let bytes = fast.encode_inline::<24>(|m| 42u64.write_at(m, 16));
-    /// assert_eq!(bytes, slow.finish());
+    /// assert_eq!(bytes, slow.finish()?);
+    /// # Ok::<(), zap_runtime::BuildError>(())
     /// ```
     #[inline]
     pub fn encode_inline<const N: usize>(&mut self, fill: impl FnOnce(&mut [u8; N])) -> &[u8] {
@@ -256,30 +318,37 @@ impl Builder {
         let mut msg = [0u8; N];
         msg[..4].copy_from_slice(&MAGIC);
         msg[4..6].copy_from_slice(&self.version.to_le_bytes());
-        msg[8..12].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-        msg[12..16].copy_from_slice(&(N as u32).to_le_bytes());
+        msg[8..12].copy_from_slice(&wire_u32(HEADER_SIZE).to_le_bytes());
+        msg[12..16].copy_from_slice(&wire_u32(N).to_le_bytes());
         fill(&mut msg);
         self.buf.clear();
         self.deferred.clear();
         self.scratch.clear();
         self.base = 0;
-        self.root = HEADER_SIZE as u32;
+        self.root = wire_u32(HEADER_SIZE);
         self.buf.extend_from_slice(&msg);
         &self.buf
     }
 
-    /// Finish the message: write the root offset and size. Flags stay 0.
-    pub fn finish(&mut self) -> &[u8] {
+    /// Finish the message: write the root offset and size. Flags stay 0. Refuses a
+    /// message over [`Builder::max_len`] (whose offsets could not all be written).
+    pub fn finish(&mut self) -> Result<&[u8], BuildError> {
         self.finish_with_flags(0)
     }
 
     /// Finish the message with the given flags word (RPC envelopes use `0xC800`).
-    pub fn finish_with_flags(&mut self, flags: u16) -> &[u8] {
-        let size = self.buf.len() as u32;
+    pub fn finish_with_flags(&mut self, flags: u16) -> Result<&[u8], BuildError> {
+        let len = self.buf.len();
+        if len > self.max_len {
+            return Err(BuildError::TooLarge {
+                len,
+                max: self.max_len,
+            });
+        }
         flags.write_at(&mut self.buf, 6);
         self.root.write_at(&mut self.buf, 8);
-        size.write_at(&mut self.buf, 12);
-        &self.buf
+        wire_u32(len).write_at(&mut self.buf, 12);
+        Ok(&self.buf)
     }
 
     /// The bytes written so far (a complete message only after `finish`).
@@ -304,7 +373,7 @@ impl Builder {
             let data_pos = self.buf.len();
             self.buf
                 .extend_from_slice(&self.scratch[d.at..d.at + d.len]);
-            ((data_pos - d.slot) as u32).write_at(&mut self.buf, d.slot);
+            wire_u32(data_pos - d.slot).write_at(&mut self.buf, d.slot);
         }
         self.deferred.truncate(mark);
         self.scratch.truncate(first.at);
@@ -321,7 +390,7 @@ impl Builder {
         self.root = 0;
         self.write_header();
         let out = f(self);
-        let size = (self.buf.len() - self.base) as u32;
+        let size = wire_u32(self.buf.len() - self.base);
         let (base, root) = (self.base, self.root);
         root.write_at(&mut self.buf, base + 8);
         size.write_at(&mut self.buf, base + 12);
@@ -339,12 +408,21 @@ impl Builder {
 /// down when the object finishes, in setter-call order. To build a child object or list
 /// while this one is open, use [`ObjectBuilder::builder`], then link it with
 /// [`ObjectBuilder::set_object`] / [`ObjectBuilder::set_list`].
-#[derive(Debug)]
 pub struct ObjectBuilder<'b> {
     b: &'b mut Builder,
     start: usize,
     size: usize,
     mark: usize,
+}
+
+/// Shows the object's place and size, not the message bytes.
+impl core::fmt::Debug for ObjectBuilder<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ObjectBuilder")
+            .field("offset", &self.b.rel(self.start))
+            .field("size", &self.size)
+            .finish()
+    }
 }
 
 impl<'b> ObjectBuilder<'b> {
@@ -447,7 +525,7 @@ impl<'b> ObjectBuilder<'b> {
     pub fn set_bytes(&mut self, offset: usize, v: &[u8]) {
         let pos = self.slot(offset, 8);
         0u32.write_at(&mut self.b.buf, pos);
-        (v.len() as u32).write_at(&mut self.b.buf, pos + 4);
+        wire_u32(v.len()).write_at(&mut self.b.buf, pos + 4);
         if v.is_empty() {
             return;
         }
@@ -471,7 +549,7 @@ impl<'b> ObjectBuilder<'b> {
         let rel = if child == 0 {
             0
         } else {
-            (child as i64 - self.b.rel(pos) as i64) as i32
+            wire_rel(child, self.b.rel(pos))
         };
         rel.write_at(&mut self.b.buf, pos);
     }
@@ -482,10 +560,7 @@ impl<'b> ObjectBuilder<'b> {
         let (rel, count) = if list.offset == 0 || list.count == 0 {
             (0, 0)
         } else {
-            (
-                (list.offset as i64 - self.b.rel(pos) as i64) as i32,
-                list.count,
-            )
+            (wire_rel(list.offset, self.b.rel(pos)), list.count)
         };
         rel.write_at(&mut self.b.buf, pos);
         count.write_at(&mut self.b.buf, pos + 4);
@@ -493,6 +568,7 @@ impl<'b> ObjectBuilder<'b> {
 
     /// Finish the object: lay down its deferred payloads and patch their offsets.
     /// Returns its position, for a parent's [`ObjectBuilder::set_object`].
+    #[must_use = "a child object is reachable only once a parent points at its position"]
     pub fn finish(self) -> u32 {
         self.finish_inner().1
     }
@@ -504,8 +580,9 @@ impl<'b> ObjectBuilder<'b> {
         at
     }
 
-    /// Finish the object as the root and the message with it; returns the message bytes.
-    pub fn finish_message(self) -> &'b [u8] {
+    /// Finish the object as the root and the message with it; returns the message bytes,
+    /// or why the message cannot be written (see [`Builder::finish`]).
+    pub fn finish_message(self) -> Result<&'b [u8], BuildError> {
         let (b, at) = self.finish_inner();
         b.root = at;
         b.finish()
@@ -522,12 +599,22 @@ impl<'b> ObjectBuilder<'b> {
 }
 
 /// Appends the elements of one list. Get one from [`Builder::start_list`].
-#[derive(Debug)]
 pub struct ListBuilder<'b> {
     b: &'b mut Builder,
     start: usize,
     elem_size: usize,
     count: u32,
+}
+
+/// Shows the list's place and length, not the message bytes.
+impl core::fmt::Debug for ListBuilder<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ListBuilder")
+            .field("offset", &self.b.rel(self.start))
+            .field("elem_size", &self.elem_size)
+            .field("count", &self.count)
+            .finish()
+    }
 }
 
 impl ListBuilder<'_> {
@@ -537,21 +624,21 @@ impl ListBuilder<'_> {
         let pos = self.b.buf.len();
         self.b.buf.resize(pos + T::WIDTH, 0);
         v.write_at(&mut self.b.buf, pos);
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
     }
 
     /// Append one element's raw bytes (a `bytes_fixed[N]` element, or an all-inline
     /// struct's fixed section).
     pub fn push_raw(&mut self, element: &[u8]) {
         self.b.buf.extend_from_slice(element);
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
     }
 
     /// Append one strided struct element: a zero-filled fixed section of the list's
     /// element size, written through the returned builder. Such structs have no
     /// out-of-line fields, so nothing is deferred.
     pub fn push_struct(&mut self) -> ObjectBuilder<'_> {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.b.object_here(self.elem_size)
     }
 
@@ -559,16 +646,16 @@ impl ListBuilder<'_> {
     pub fn push_framed(&mut self, data: &[u8]) {
         self.b
             .buf
-            .extend_from_slice(&(data.len() as u32).to_le_bytes());
+            .extend_from_slice(&wire_u32(data.len()).to_le_bytes());
         self.b.buf.extend_from_slice(data);
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
     }
 
     /// Append one framed struct element, built in place as a complete message: `f`
     /// starts the element's root object on the builder it is given and finishes it with
     /// [`ObjectBuilder::finish_as_root`].
     pub fn push_message<R>(&mut self, f: impl FnOnce(&mut Builder) -> R) -> R {
-        self.count += 1;
+        self.count = self.count.saturating_add(1);
         self.b.embedded_message(f)
     }
 
@@ -583,6 +670,7 @@ impl ListBuilder<'_> {
     }
 
     /// Finish the list: where it is and how many elements it has.
+    #[must_use = "a list is reachable only once an object's slot points at it"]
     pub fn finish(self) -> ListRef {
         ListRef {
             offset: self.b.rel(self.start),

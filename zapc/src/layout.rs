@@ -3,11 +3,14 @@
 //! An omitted `@Offset` is the running sum of the previous slot widths (no alignment); an
 //! explicit `@N` is kept and moves the cursor to `N + width`. Arithmetic is done in `u64`,
 //! so a slot ending past `u32::MAX` is representable and can be reported, never wrapped.
+//!
+//! A schema's slots are placed once, into a [`SlotTable`] that the checks (overlaps,
+//! sizes) and the lowering to IR both read. `#[derive(Zap)]` places its fields with the
+//! same rule through [`lay_out_struct`].
 
-use crate::ast::{FieldDecl, TypeExpr};
+use crate::ast::{FieldDecl, SchemaFile, TypeExpr};
 use crate::ir;
-
-use super::symbols::{Resolved, Symbols};
+use crate::resolve::{Resolved, Symbols};
 
 /// Where one field's slot sits in its object's fixed section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,6 +77,32 @@ pub fn place(fields: impl IntoIterator<Item = (u64, Option<u64>)>) -> Vec<Slot> 
     slots
 }
 
+/// The slots of every struct of a file, placed once, in declaration order.
+#[derive(Debug, Default)]
+pub struct SlotTable {
+    /// One entry per struct declaration; `None` when some field's width is unknown or an
+    /// explicit offset does not fit `u32` (both reported by their own rules).
+    structs: Vec<Option<Vec<Slot>>>,
+}
+
+impl SlotTable {
+    /// Place the fields of every struct of `file`.
+    pub fn place<'a>(file: &'a SchemaFile, symbols: &Symbols<'a>) -> Self {
+        SlotTable {
+            structs: file
+                .structs()
+                .map(|decl| place_slots(symbols, &decl.fields))
+                .collect(),
+        }
+    }
+
+    /// The slots of the `index`-th struct declaration (in [`SchemaFile::structs`] order),
+    /// one per field, if they could all be placed.
+    pub fn of(&self, index: usize) -> Option<&[Slot]> {
+        self.structs.get(index)?.as_deref()
+    }
+}
+
 /// A field before layout: what a front end knows about it.
 #[derive(Debug, Clone)]
 pub struct FieldSpec {
@@ -82,7 +111,6 @@ pub struct FieldSpec {
     pub ty: ir::Type,
     /// The explicit offset (`@N`, `#[zap(offset = N)]`), if any.
     pub offset: Option<u32>,
-    pub rust: Option<ir::RustField>,
 }
 
 /// Why fields cannot be laid out. Indexes are positions in the field list.
@@ -99,20 +127,27 @@ pub enum LayoutError {
     TooLarge { field: usize, end: u64 },
 }
 
-/// Lay out a struct: place every field, refuse overlaps and sizes past 32 bits (every
-/// problem is reported), compute the size and the shape of a list of it. The schema
-/// front end (after its checks) and `#[derive(Zap)]` both build their structs here.
+/// Lay out a struct declared in Rust: place every field, refuse overlaps and sizes past
+/// 32 bits (every problem is reported), then build it as [`struct_from_slots`] does.
 pub fn lay_out_struct(
     name: String,
     doc: Vec<String>,
     fields: Vec<FieldSpec>,
-    rust: Option<ir::RustStruct>,
 ) -> Result<ir::Struct, Vec<LayoutError>> {
     let slots = place(
         fields
             .iter()
             .map(|f| (u64::from(f.ty.slot_width()), f.offset.map(u64::from))),
     );
+    let errors = layout_errors(&slots);
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    Ok(struct_from_slots(name, doc, fields, &slots))
+}
+
+/// Every overlap and every slot past 32 bits among placed slots.
+fn layout_errors(slots: &[Slot]) -> Vec<LayoutError> {
     let mut errors = Vec::new();
     for (index, slot) in slots.iter().enumerate() {
         if slot.end() > u64::from(u32::MAX) {
@@ -130,33 +165,39 @@ pub fn lay_out_struct(
             });
         }
     }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    // Every slot ends within 32 bits (checked above), so these conversions hold.
+    errors
+}
+
+/// A laid-out struct from fields and their placed slots (one per field, in order), which
+/// the caller has checked: no overlaps, every slot within 32 bits.
+pub fn struct_from_slots(
+    name: String,
+    doc: Vec<String>,
+    fields: Vec<FieldSpec>,
+    slots: &[Slot],
+) -> ir::Struct {
+    // Every slot ends within 32 bits (checked by the caller), so these conversions hold.
     let to_u32 = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-    let size = to_u32(object_size(&slots));
     let all_inline = fields.iter().all(|f| f.ty.is_inline());
     let fields = fields
         .into_iter()
-        .zip(&slots)
+        .zip(slots)
         .map(|(f, slot)| ir::Field {
             name: f.name,
             doc: f.doc,
             ty: f.ty,
             offset: to_u32(slot.offset),
             width: to_u32(slot.width),
-            rust: f.rust,
         })
         .collect();
-    Ok(ir::Struct {
+    let size = to_u32(object_size(slots));
+    ir::Struct {
         name,
         doc,
         fields,
         size,
         list_shape: ir::ListShape::of_struct(all_inline, size),
-        rust,
-    })
+    }
 }
 
 /// The fixed size of an object: the largest slot end (0 without fields).
