@@ -41,6 +41,7 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+pub mod transport;
 mod typed;
 
 pub use build::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
@@ -48,7 +49,8 @@ pub use error::{FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
-pub use service::{CallError, ClientError, Local, MethodInfo, Reply, Service, Transport};
+pub use service::{CallError, Local, MethodInfo, Reply, Service};
+pub use transport::{ClientError, Transport};
 pub use typed::{
     struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
     write_struct_list, write_text_list, DecodeBudget, Structs, ZapStruct,

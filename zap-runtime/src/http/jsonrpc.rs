@@ -8,7 +8,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::parse::{parse, Body};
+use super::batch::{parse, Body};
 use crate::json::ParamsError;
 use crate::rpc::Status;
 use crate::service::{CallError, MethodInfo, Reply, Service};

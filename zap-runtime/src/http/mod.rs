@@ -71,7 +71,7 @@
 //! [`Service::call`]: crate::Service::call
 
 mod jsonrpc;
-mod parse;
+mod batch;
 mod routes;
 mod server;
 

@@ -12,7 +12,7 @@ use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
 use super::results::{Lookup, Results};
-use super::wire::{put_response, salvage_promise_id, MAX_BODY};
+use super::respond::{put_response, salvage_promise_id, MAX_BODY};
 use super::ServerConfig;
 use crate::frame::{Direction, FrameDecoder};
 use crate::rpc::{Request, Status, NO_TARGET};

@@ -57,7 +57,7 @@
 mod conn;
 mod results;
 mod stats;
-mod wire;
+mod respond;
 
 pub use stats::ServerStats;
 
