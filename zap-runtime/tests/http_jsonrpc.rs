@@ -1,6 +1,5 @@
 //! JSON-RPC 2.0 over a real HTTP server: single calls, batches, notifications, params by
 //! name and by position, and every error code.
-#![cfg(feature = "http")]
 
 mod http_support;
 

@@ -1,6 +1,5 @@
 //! The HTTP side of the JSON-RPC server: routes, methods, content types, body limits,
 //! keep-alive and graceful shutdown, checked with raw HTTP/1.1 on real sockets.
-#![cfg(feature = "http")]
 
 mod http_support;
 

@@ -1,6 +1,5 @@
 //! Connection limits: idle timeout, max_connections, and back-pressure from a client
 //! that does not read its answers.
-#![cfg(all(feature = "server", feature = "client"))]
 
 mod server_support;
 
