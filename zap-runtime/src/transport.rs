@@ -41,4 +41,3 @@ pub trait Transport: Send + Sync {
         payload: &[u8],
     ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send;
 }
-

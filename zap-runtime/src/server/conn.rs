@@ -11,8 +11,8 @@ use tokio::net::TcpStream;
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
-use super::results::{Lookup, Results};
 use super::respond::{put_response, salvage_promise_id, MAX_BODY};
+use super::results::{Lookup, Results};
 use super::ServerConfig;
 use crate::frame::{Direction, FrameDecoder};
 use crate::rpc::{Request, Status, NO_TARGET};
