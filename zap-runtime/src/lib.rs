@@ -26,6 +26,8 @@
 //! assert_eq!(msg.root().text(8), "zap");
 //! ```
 
+#[cfg(any(feature = "server", feature = "http"))]
+mod accept;
 mod build;
 #[cfg(feature = "client")]
 pub mod client;

@@ -47,8 +47,8 @@ async fn connections_past_the_limit_are_refused() {
         max_connections: 2,
         ..quick_config()
     };
-    let stats = config.stats.clone();
     let server = TestServer::start(config).await;
+    let stats = server.stats.clone();
     let one = Client::connect(server.addr).await.unwrap();
     let two = Client::connect(server.addr).await.unwrap();
     // Both accepted (answered) before the third arrives.

@@ -77,7 +77,7 @@ async fn run() {
         body_read_timeout: TIMEOUT,
         max_body: 1 << 20,
         max_batch: 100,
-        shutdown_timeout: Duration::from_secs(5),
+        drain_timeout: Duration::from_secs(5),
         ..HttpConfig::default()
     };
     let server = Running::start(zap_config, http_config).await;

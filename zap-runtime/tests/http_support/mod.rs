@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use zap_runtime::http::{serve_http, HttpConfig};
+use zap_runtime::http::{CancellationToken, HttpConfig, HttpServer, ServerStats};
 use zap_runtime::rpc::Status;
 use zap_runtime::ZapStruct;
 use zap_runtime::{json, Builder, CallError, MethodInfo, Object, ObjectBuilder, Reply, Service};
@@ -208,10 +207,11 @@ impl Service for Calc {
     }
 }
 
-/// A running server: its address, and the means to stop it and wait for it.
+/// A running server: its address and counters, and the means to stop it and wait for it.
 pub struct Server {
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
+    pub stats: ServerStats,
+    stop: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -220,23 +220,21 @@ impl Server {
     pub async fn start(config: HttpConfig) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let shutdown = async move {
-            let _ = stopped.await;
-        };
-        let task = tokio::spawn(serve_http(listener, Arc::new(Calc), config, shutdown));
+        let server = HttpServer::new(listener, Arc::new(Calc), config);
+        let stats = server.stats();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(server.run(stop.clone()));
         Server {
             addr,
-            stop: Some(stop),
+            stats,
+            stop,
             task,
         }
     }
 
     /// Ask for a graceful shutdown (returns at once).
     pub fn begin_shutdown(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.stop.cancel();
     }
 
     /// Shut down and wait until `serve_http` has returned.

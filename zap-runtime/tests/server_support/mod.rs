@@ -9,11 +9,10 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use zap_runtime::frame::{encode_frame, Direction, FrameDecoder};
 use zap_runtime::rpc::{Request, Response, Status};
-use zap_runtime::server::{serve, ServerConfig};
+use zap_runtime::server::{CancellationToken, Server, ServerConfig, ServerStats};
 use zap_runtime::{Builder, CallError, Message, MethodInfo, Reply, Service};
 
 /// Method ordinals of [`Calc`].
@@ -85,10 +84,11 @@ pub fn value(body: &[u8]) -> u64 {
         .u64(0)
 }
 
-/// A running server and the switch that shuts it down.
+/// A running server, its counters, and the switch that shuts it down.
 pub struct TestServer {
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
+    pub stats: ServerStats,
+    stop: CancellationToken,
     task: Option<JoinHandle<io::Result<()>>>,
 }
 
@@ -97,22 +97,21 @@ impl TestServer {
     pub async fn start(config: ServerConfig) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("local addr");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve(listener, Arc::new(Calc), config, async {
-            let _ = stopped.await;
-        }));
+        let server = Server::new(listener, Arc::new(Calc), config);
+        let stats = server.stats();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(server.run(stop.clone()));
         TestServer {
             addr,
-            stop: Some(stop),
+            stats,
+            stop,
             task: Some(task),
         }
     }
 
     /// Trigger shutdown and wait (bounded) for `serve` to return.
     pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.stop.cancel();
         let task = self.task.take().expect("not shut down twice");
         let done = tokio::time::timeout(Duration::from_secs(20), task)
             .await

@@ -142,7 +142,6 @@ impl Running {
     /// Bind both transports on 127.0.0.1 port 0 with these limits and serve.
     pub async fn start(zap: ServerConfig, http: HttpConfig) -> Running {
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-        let stats = zap.stats.clone();
         let config = Config {
             zap_addr: loopback,
             http_addr: loopback,
@@ -152,6 +151,7 @@ impl Running {
         };
         let servers = Servers::bind(config).await.expect("bind on port 0");
         let (zap, http) = (servers.zap_addr(), servers.http_addr());
+        let stats = servers.zap_stats();
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(servers.serve(async move {
             let _ = stopped.await;
