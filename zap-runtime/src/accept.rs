@@ -13,6 +13,7 @@
 //!   timeout, and drops the connections still open after it.
 
 use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -76,8 +77,54 @@ impl Drop for Open {
     }
 }
 
-/// The settings the accept loop needs.
-pub(crate) struct AcceptConfig {
+/// A server bound to its listener but not yet running: the listener, the service it
+/// will serve, its configuration `C` and its counters. The ZAP/TCP server
+/// (`server::Server`, `C` = `ServerConfig`) and the HTTP server (`http::HttpServer`,
+/// `C` = `HttpConfig`) are this type, each with its own `run(shutdown)`.
+pub struct Bound<S, C> {
+    pub(crate) listener: TcpListener,
+    pub(crate) service: Arc<S>,
+    pub(crate) config: C,
+    pub(crate) stats: ServerStats,
+}
+
+impl<S, C> Bound<S, C> {
+    /// A server for `service` on the connections of `listener`, with the limits of
+    /// `config`. Nothing is accepted until it is run.
+    pub fn new(listener: TcpListener, service: Arc<S>, config: C) -> Self {
+        Bound {
+            listener,
+            service,
+            config,
+            stats: ServerStats::default(),
+        }
+    }
+
+    /// The live counters of this server (open, accepted and refused connections): a
+    /// handle that stays valid while and after the server runs.
+    pub fn stats(&self) -> ServerStats {
+        self.stats.clone()
+    }
+
+    /// The address the listener is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+impl<S, C: core::fmt::Debug> core::fmt::Debug for Bound<S, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Bound")
+            .field("listener", &self.listener)
+            .field("config", &self.config)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The settings of a server's configuration that the accept loop needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
     /// Names the server in log lines (`"zap"`, `"http"`).
     pub name: &'static str,
     /// Most connections served at once; more are refused (closed at once).
@@ -86,66 +133,83 @@ pub(crate) struct AcceptConfig {
     pub drain_timeout: Duration,
 }
 
-/// Accept connections from `listener` and run `serve(stream, peer)` for each in its own
-/// task, until `shutdown` is cancelled; then close the listener and drain (see the
-/// [module docs](self)). `serve` is handed nothing about shutdown: the connection
-/// watches the same token. Accept errors are logged and retried.
-pub(crate) async fn accept_and_drain<F, Fut>(
-    listener: TcpListener,
-    config: AcceptConfig,
-    stats: &ServerStats,
-    shutdown: &CancellationToken,
-    mut serve: F,
-) where
-    F: FnMut(TcpStream, SocketAddr) -> Fut,
-    Fut: Future<Output = ()> + Send + 'static,
-{
-    let AcceptConfig {
-        name,
-        max_connections,
-        drain_timeout,
-    } = config;
-    let mut tasks = JoinSet::new();
-    loop {
-        let accepted = tokio::select! {
-            biased;
-            () = shutdown.cancelled() => break,
-            Some(done) = tasks.join_next(), if !tasks.is_empty() => {
-                log_task_end(name, done);
+impl<S, C> Bound<S, C> {
+    /// Run the server: make the per-connection function `serve` from the service, the
+    /// configuration and the shutdown token (`make`); accept connections and run
+    /// `serve(stream, peer)` for each in its own task until `shutdown` is cancelled;
+    /// then close the listener and drain (see the [module docs](self)). Each connection
+    /// watches the shutdown token `make` was given. Accept errors are logged and
+    /// retried.
+    pub(crate) async fn accept_and_drain<M, F, Fut>(
+        self,
+        limits: Limits,
+        shutdown: CancellationToken,
+        make: M,
+    ) where
+        M: FnOnce(Arc<S>, C, CancellationToken) -> F,
+        F: FnMut(TcpStream, SocketAddr) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let Bound {
+            listener,
+            service,
+            config,
+            stats,
+        } = self;
+        let mut serve = make(service, config, shutdown.clone());
+        let Limits {
+            name,
+            max_connections,
+            drain_timeout,
+        } = limits;
+        let mut tasks = JoinSet::new();
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
+                    log_task_end(name, done);
+                    continue;
+                }
+                accepted = listener.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(server = name, "accept failed: {e}; retrying");
+                    tokio::select! {
+                        () = shutdown.cancelled() => break,
+                        () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                    }
+                }
+            };
+            // Only this loop opens connections, so the count cannot pass the limit.
+            if stats.active_connections() >= max_connections {
+                stats.0.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    server = name,
+                    %peer,
+                    "refusing connection: {max_connections} connections already open (max_connections)"
+                );
+                drop(stream);
                 continue;
             }
-            accepted = listener.accept() => accepted,
-        };
-        let (stream, peer) = match accepted {
-            Ok(accepted) => accepted,
-            Err(e) => {
-                tracing::warn!(server = name, "accept failed: {e}; retrying");
-                tokio::select! {
-                    () = shutdown.cancelled() => break,
-                    () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
-                }
-            }
-        };
-        // Only this loop opens connections, so the count cannot pass the limit.
-        if stats.active_connections() >= max_connections {
-            stats.0.refused.fetch_add(1, Ordering::Relaxed);
-            tracing::warn!(
-                server = name,
-                %peer,
-                "refusing connection: {max_connections} connections already open (max_connections)"
-            );
-            drop(stream);
-            continue;
+            tracing::debug!(server = name, %peer, "accepted connection");
+            let open = stats.open();
+            let connection = serve(stream, peer);
+            tasks.spawn(async move {
+                connection.await;
+                drop(open);
+            });
         }
-        tracing::debug!(server = name, %peer, "accepted connection");
-        let open = stats.open();
-        let connection = serve(stream, peer);
-        tasks.spawn(async move {
-            connection.await;
-            drop(open);
-        });
+        drop(listener);
+        drain(tasks, name, drain_timeout).await;
     }
-    drop(listener);
+}
+
+/// Wait for every connection task to end, at most `drain_timeout`; then drop (abort)
+/// the ones still running.
+async fn drain(mut tasks: JoinSet<()>, name: &'static str, drain_timeout: Duration) {
     tracing::info!(
         server = name,
         connections = tasks.len(),

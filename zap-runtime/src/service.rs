@@ -2,9 +2,9 @@
 //!
 //! `zapc` generates, for every schema interface, a handler trait, a [`Service`]
 //! implementation that dispatches by method ordinal, a [`MethodInfo`] table (JSON-RPC
-//! names and JSON converters) and a client stub generic over
-//! [`Transport`](crate::Transport). The ZAP/TCP server and the JSON-RPC fallback both
-//! drive the same [`Service::call`], so one handler serves both.
+//! names and JSON converters) and a client stub generic over [`Transport`]. The ZAP/TCP
+//! server and the JSON-RPC fallback both drive the same [`Service::call`], so one
+//! handler serves both.
 
 use std::borrow::Cow;
 use std::future::Future;

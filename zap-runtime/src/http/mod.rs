@@ -78,7 +78,7 @@ mod server;
 
 use std::time::Duration;
 
-pub use crate::accept::ServerStats;
+pub use crate::accept::{Bound, ServerStats};
 pub use jsonrpc::{code, handle_jsonrpc, RpcError};
 pub use server::{serve_http, HttpServer};
 /// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).

@@ -15,84 +15,45 @@ use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
 use super::HttpConfig;
-use crate::accept::{accept_and_drain, AcceptConfig, ServerStats};
+use crate::accept::{Bound, Limits};
 use crate::service::Service;
 use crate::BuilderPool;
 
 /// A JSON-RPC 2.0 over HTTP/1.1 server, ready to run: a listener, the service it serves
-/// and its limits. Take [`HttpServer::stats`] before [`HttpServer::run`] to watch it.
-pub struct HttpServer<S> {
-    listener: TcpListener,
-    service: Arc<S>,
-    config: HttpConfig,
-    stats: ServerStats,
-}
+/// and its limits. `HttpServer::new(listener, service, config)`; take
+/// [`stats`](Bound::stats) before [`run`](Bound::run) to watch it.
+pub type HttpServer<S> = Bound<S, HttpConfig>;
 
-impl<S> core::fmt::Debug for HttpServer<S> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("HttpServer")
-            .field("listener", &self.listener)
-            .field("config", &self.config)
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S: Service> HttpServer<S> {
-    /// A server for `service` on the connections of `listener`, with the limits of
-    /// `config`. Nothing is accepted until [`HttpServer::run`].
-    pub fn new(listener: TcpListener, service: Arc<S>, config: HttpConfig) -> Self {
-        HttpServer {
-            listener,
-            service,
-            config,
-            stats: ServerStats::default(),
-        }
-    }
-
-    /// The live counters of this server (open, accepted and refused connections).
-    pub fn stats(&self) -> ServerStats {
-        self.stats.clone()
-    }
-
-    /// The address the listener is bound to.
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
-
+impl<S: Service> Bound<S, HttpConfig> {
     /// Serve until `shutdown` is cancelled.
     ///
     /// Routes: `POST /rpc` (JSON-RPC, single or batch) and `GET /health`. See the
     /// [module documentation](super) for the status codes and error codes.
     ///
     /// Connections past [`HttpConfig::max_connections`] are refused (closed at once,
-    /// counted in [`ServerStats::refused`]). On shutdown the listener is closed at once;
+    /// counted in [`ServerStats::refused`](super::ServerStats::refused)). On shutdown the listener is closed at once;
     /// requests in flight are finished and answered, idle keep-alive connections are
     /// closed, and the function returns when every connection is gone, or after
     /// [`HttpConfig::drain_timeout`], when the stragglers are dropped. Failed accepts
     /// are logged and retried, so the result is `Ok` unless the listener itself is
     /// unusable.
     pub async fn run(self, shutdown: CancellationToken) -> io::Result<()> {
-        let HttpServer {
-            listener,
-            service,
-            config,
-            stats,
-        } = self;
-        let local = listener.local_addr()?;
+        let local = self.local_addr()?;
         tracing::info!(%local, service = S::NAME, "serving JSON-RPC over HTTP at POST /rpc");
-        let accept = AcceptConfig {
+        let limits = Limits {
             name: "http",
-            max_connections: config.max_connections,
-            drain_timeout: config.drain_timeout,
+            max_connections: self.config.max_connections,
+            drain_timeout: self.config.drain_timeout,
         };
-        let shared = Arc::new(Shared {
-            service,
-            pool: BuilderPool::new(),
-            config,
-        });
-        accept_and_drain(listener, accept, &stats, &shutdown, |stream, peer| {
-            serve_connection(Arc::clone(&shared), stream, peer, shutdown.clone())
+        self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
+            let shared = Arc::new(Shared {
+                service,
+                pool: BuilderPool::new(),
+                config,
+            });
+            move |stream, peer| {
+                serve_connection(Arc::clone(&shared), stream, peer, shutdown.clone())
+            }
         })
         .await;
         Ok(())
@@ -101,7 +62,7 @@ impl<S: Service> HttpServer<S> {
 
 /// Serve `service` as JSON-RPC 2.0 over HTTP/1.1 on `listener` until `shutdown` is
 /// cancelled: `HttpServer::new(listener, service, config).run(shutdown)`. Use
-/// [`HttpServer`] to watch its [`ServerStats`].
+/// [`HttpServer`] to watch its [`ServerStats`](super::ServerStats).
 pub async fn serve_http<S: Service>(
     listener: TcpListener,
     service: Arc<S>,

@@ -60,18 +60,17 @@ mod conn;
 mod respond;
 mod results;
 
-pub use crate::accept::ServerStats;
+pub use crate::accept::{Bound, ServerStats};
 /// The shutdown signal of [`Server::run`] and [`serve`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
 
 use std::io;
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 
-use crate::accept::{accept_and_drain, AcceptConfig};
+use crate::accept::Limits;
 
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::Service;
@@ -123,68 +122,28 @@ impl Default for ServerConfig {
 }
 
 /// A ZAP/TCP server, ready to run: a listener, the service it serves and its limits.
-/// Take [`Server::stats`] before [`Server::run`] to watch it while it runs.
-pub struct Server<S> {
-    listener: TcpListener,
-    service: Arc<S>,
-    config: ServerConfig,
-    stats: ServerStats,
-}
+/// `Server::new(listener, service, config)`; take [`stats`](Bound::stats) before
+/// [`run`](Bound::run) to watch it while it runs.
+pub type Server<S> = Bound<S, ServerConfig>;
 
-impl<S> core::fmt::Debug for Server<S> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Server")
-            .field("listener", &self.listener)
-            .field("config", &self.config)
-            .field("stats", &self.stats)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S: Service> Server<S> {
-    /// A server for `service` on the connections of `listener`, with the limits of
-    /// `config`. Nothing is accepted until [`Server::run`].
-    pub fn new(listener: TcpListener, service: Arc<S>, config: ServerConfig) -> Self {
-        Server {
-            listener,
-            service,
-            config,
-            stats: ServerStats::default(),
-        }
-    }
-
-    /// The live counters of this server (open, accepted and refused connections): a
-    /// handle that stays valid while and after the server runs.
-    pub fn stats(&self) -> ServerStats {
-        self.stats.clone()
-    }
-
-    /// The address the listener is bound to.
-    pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.listener.local_addr()
-    }
-
+impl<S: Service> Bound<S, ServerConfig> {
     /// Serve until `shutdown` is cancelled, then drain (see the [module docs](self)).
     /// Returns once every connection task has ended. Accept errors (e.g. out of file
     /// descriptors) are logged and retried, so the result is currently always `Ok`.
     pub async fn run(self, shutdown: CancellationToken) -> io::Result<()> {
-        let Server {
-            listener,
-            service,
-            config,
-            stats,
-        } = self;
-        let accept = AcceptConfig {
+        let limits = Limits {
             name: "zap",
-            max_connections: config.max_connections,
-            drain_timeout: config.drain_timeout,
+            max_connections: self.config.max_connections,
+            drain_timeout: self.config.drain_timeout,
         };
-        let config = Arc::new(config);
-        accept_and_drain(listener, accept, &stats, &shutdown, |stream, peer| {
-            let _ = stream.set_nodelay(true);
-            let (service, config, shutdown) =
-                (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
-            async move { conn::run(stream, peer, &*service, &config, &shutdown).await }
+        self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
+            let config = Arc::new(config);
+            move |stream: TcpStream, peer| {
+                let _ = stream.set_nodelay(true);
+                let (service, config, shutdown) =
+                    (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
+                async move { conn::run(stream, peer, &*service, &config, &shutdown).await }
+            }
         })
         .await;
         Ok(())
