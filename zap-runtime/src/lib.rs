@@ -33,6 +33,8 @@ mod build;
 pub mod client;
 mod error;
 pub mod frame;
+#[cfg(any(feature = "server", feature = "client"))]
+mod frame_reader;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod json;
