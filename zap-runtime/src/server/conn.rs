@@ -11,7 +11,7 @@ use tokio::net::TcpStream;
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
-use super::respond::{put_response, salvage_promise_id, MAX_BODY};
+use super::respond::{put_response, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::ServerConfig;
 use crate::frame::Direction;
@@ -247,13 +247,15 @@ async fn answer<S: Service>(
             let id = salvage_promise_id(envelope);
             let _ = write!(text, "malformed request envelope: {e}");
             tracing::warn!(%peer, promise_id = id, "zap: {text}");
-            return put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+            put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+            return;
         }
     };
     if req.promise_id == 0 {
         text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
         tracing::warn!(%peer, method = req.method, "zap: {text}");
-        return put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+        put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+        return;
     }
     let payload = if req.target == NO_TARGET {
         req.payload
@@ -277,19 +279,11 @@ async fn answer<S: Service>(
             (e.status, text.as_bytes())
         }
     };
-    if body.len() > MAX_BODY {
-        let len = body.len();
-        text.clear();
-        let _ = write!(text, "response of {len} bytes does not fit a frame");
-        put_response(write, Status::INTERNAL, req.promise_id, text.as_bytes());
-        results.record_failed(req.promise_id, Status::INTERNAL.0);
-        return;
-    }
-    put_response(write, status, req.promise_id, body);
-    if status == Status::OK {
+    let written = put_response(write, status, req.promise_id, body);
+    if written == Status::OK {
         results.record_ok(req.promise_id, body);
     } else {
-        results.record_failed(req.promise_id, status.0);
+        results.record_failed(req.promise_id, written.0);
     }
 }
 
