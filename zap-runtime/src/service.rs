@@ -11,7 +11,7 @@ use std::future::Future;
 
 use crate::build::Builder;
 use crate::error::ParseError;
-use crate::json::ParamsError;
+use crate::json::{ParamsError, ResultError};
 use crate::rpc::Status;
 use crate::transport::{ClientError, Transport};
 
@@ -85,7 +85,7 @@ pub struct MethodInfo {
     /// the builder as a complete message.
     pub params_to_wire: fn(Option<&serde_json::Value>, &mut Builder) -> Result<(), ParamsError>,
     /// The response body to its JSON mapping.
-    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ParseError>,
+    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ResultError>,
 }
 
 /// A generated interface, ready to be served.

@@ -297,3 +297,19 @@ async fn unreadable_handler_response_is_an_internal_error() {
     assert!(message.contains("not a valid Number message"), "{message}");
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn response_that_fails_to_serialize_is_an_internal_error() {
+    let server = server().await;
+    let (status, answer) = server
+        .rpc(&request(json!(4), "calc_unserializable", json!(null)))
+        .await;
+    // Not an empty 200 body, not a `null` result: -32603 with the reason, for this id.
+    assert_eq!(status, 200);
+    assert_eq!(error_code(&answer), code::INTERNAL_ERROR);
+    assert_eq!(answer["id"], 4);
+    assert!(answer.get("result").is_none(), "{answer}");
+    let message = answer["error"]["message"].as_str().unwrap();
+    assert!(message.contains("refuses to be JSON"), "{message}");
+    server.shutdown().await;
+}

@@ -76,6 +76,34 @@ impl ZapStruct for Number {
     }
 }
 
+/// A response type whose JSON serialization always fails (its wire form is a
+/// [`Number`]'s): what a broken `Serialize` implementation looks like to the server.
+#[derive(Debug, Default)]
+pub struct Unserializable;
+
+impl Serialize for Unserializable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom(
+            "Unserializable refuses to be JSON",
+        ))
+    }
+}
+
+impl ZapStruct for Unserializable {
+    const NAME: &'static str = "Unserializable";
+    const SIZE: usize = 8;
+    const JSON_FIELDS: &'static [&'static str] = &[];
+    const INLINE: bool = true;
+    type Reader<'a> = Object<'a>;
+    fn reader(obj: Object<'_>) -> Object<'_> {
+        obj
+    }
+    fn from_reader(_: Object<'_>) -> Self {
+        Unserializable
+    }
+    fn write_fields(&self, _: &mut ObjectBuilder<'_>) {}
+}
+
 /// How many `calc_slow` calls have started, so a test can wait for one to be in flight.
 pub static SLOW_CALLS_STARTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -101,7 +129,7 @@ const fn method(
     json_name: &'static str,
     request: Option<&'static str>,
     params_to_wire: fn(Option<&Value>, &mut Builder) -> Result<(), json::ParamsError>,
-    result_to_json: fn(&[u8]) -> Result<Value, zap_runtime::ParseError>,
+    result_to_json: fn(&[u8]) -> Result<Value, json::ResultError>,
 ) -> MethodInfo {
     MethodInfo {
         ordinal,
@@ -162,6 +190,15 @@ impl Service for Calc {
             json::no_params,
             json::result_to_json::<Number>,
         ),
+        // Answers a valid message whose JSON serialization fails.
+        method(
+            6,
+            "unserializable",
+            "calc_unserializable",
+            None,
+            json::no_params,
+            json::result_to_json::<Unserializable>,
+        ),
     ];
 
     async fn call<'a>(
@@ -202,6 +239,10 @@ impl Service for Calc {
                 Ok(Reply::Message)
             }
             5 => Ok(Reply::Message),
+            6 => {
+                Number { value: 6 }.encode(out);
+                Ok(Reply::Message)
+            }
             _ => Err(CallError::unknown_method("Calc", ordinal)),
         }
     }
