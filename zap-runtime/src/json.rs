@@ -280,13 +280,25 @@ pub fn no_params(params: Option<&Value>, _b: &mut Builder) -> Result<(), ParamsE
     }
 }
 
+/// Why a response body could not be given its JSON mapping (answered as JSON-RPC
+/// -32603, internal error, by the HTTP server).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ResultError {
+    /// The body is not a valid message of the response type.
+    #[error("the response is not a valid message: {0}")]
+    Decode(#[from] ParseError),
+    /// The decoded value failed to serialize (its `Serialize` implementation refused).
+    #[error("the response cannot be written as JSON: {0}")]
+    Serialize(String),
+}
+
 /// A response body to its JSON mapping.
-pub fn result_to_json<T: ZapStruct + serde::Serialize>(body: &[u8]) -> Result<Value, ParseError> {
+pub fn result_to_json<T: ZapStruct + serde::Serialize>(body: &[u8]) -> Result<Value, ResultError> {
     let value = T::decode(body)?;
-    Ok(serde_json::to_value(&value).unwrap_or(Value::Null))
+    serde_json::to_value(&value).map_err(|e| ResultError::Serialize(e.to_string()))
 }
 
 /// For methods without a result: `null`.
-pub fn no_result(_body: &[u8]) -> Result<Value, ParseError> {
+pub fn no_result(_body: &[u8]) -> Result<Value, ResultError> {
     Ok(Value::Null)
 }

@@ -27,11 +27,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#[cfg(any(feature = "server", feature = "http"))]
+mod accept;
 mod builder;
 #[cfg(feature = "client")]
 pub mod client;
 mod error;
 pub mod frame;
+#[cfg(any(feature = "server", feature = "client"))]
+mod frame_reader;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod json;
@@ -42,6 +46,7 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+pub mod transport;
 mod zap_struct;
 
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
@@ -49,7 +54,8 @@ pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
-pub use service::{CallError, ClientError, Local, MethodInfo, Reply, Service, Transport};
+pub use service::{CallError, Local, MethodInfo, Reply, Service};
+pub use transport::{ClientError, Transport};
 pub use zap_struct::{
     struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
     write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, Structs, ZapStruct,

@@ -11,8 +11,9 @@ use std::future::Future;
 
 use crate::builder::Builder;
 use crate::error::ParseError;
-use crate::json::ParamsError;
+use crate::json::{ParamsError, ResultError};
 use crate::rpc::Status;
+use crate::transport::{ClientError, Transport};
 
 /// What a handler call produced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,7 +92,7 @@ pub struct MethodInfo {
     /// the builder as a complete message.
     pub params_to_wire: fn(Option<&serde_json::Value>, &mut Builder) -> Result<(), ParamsError>,
     /// The response body to its JSON mapping.
-    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ParseError>,
+    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ResultError>,
 }
 
 /// A generated interface, ready to be served.
@@ -114,43 +115,6 @@ pub trait Service: Send + Sync + 'static {
     fn method_by_json_name(name: &str) -> Option<&'static MethodInfo> {
         Self::METHODS.iter().find(|m| m.json_name == name)
     }
-}
-
-/// Why a client call failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ClientError {
-    /// The server answered with a non-200 status.
-    #[error("server answered {status}: {message}")]
-    Status { status: Status, message: String },
-    /// The connection is closed (or closed while the call was in flight).
-    #[error("connection closed{}", if .0.is_empty() { String::new() } else { format!(": {}", .0) })]
-    Closed(String),
-    /// No answer within the call's timeout.
-    #[error("no answer within {0:?}")]
-    Timeout(std::time::Duration),
-    /// The socket failed.
-    #[error("i/o error: {0}")]
-    Io(#[from] std::io::Error),
-    /// The answer is not a valid message of the response type.
-    #[error("response is not a valid message: {0}")]
-    Decode(#[from] ParseError),
-    /// The peer broke the protocol (bad frame, bad envelope).
-    #[error("protocol error: {0}")]
-    Protocol(String),
-    /// The call could not be encoded: its request message is over the builder's limit.
-    #[error("cannot encode the call: {0}")]
-    Build(#[from] crate::error::BuildError),
-}
-
-/// How a generated client stub sends a call: implemented by the TCP client (and by
-/// anything else that can carry an envelope, e.g. an in-process loopback in tests).
-pub trait Transport: Send + Sync {
-    /// Send method `ordinal` with `payload`; resolve to the response body of a 200.
-    fn call(
-        &self,
-        ordinal: u32,
-        payload: &[u8],
-    ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send;
 }
 
 /// Run a service in-process: a [`Transport`] that calls [`Service::call`] directly.

@@ -1,6 +1,5 @@
 //! The client against misbehaving servers: clear errors, every waiting caller woken,
 //! never a hang.
-#![cfg(feature = "client")]
 
 use std::time::Duration;
 

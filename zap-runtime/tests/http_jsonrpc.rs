@@ -1,6 +1,5 @@
 //! JSON-RPC 2.0 over a real HTTP server: single calls, batches, notifications, params by
 //! name and by position, and every error code.
-#![cfg(feature = "http")]
 
 mod http_support;
 
@@ -287,14 +286,22 @@ async fn handler_errors_map_to_codes() {
     server.shutdown().await;
 }
 
+/// A response that cannot be read, or read but not written as JSON, is answered -32603
+/// with the reason, for the request's id: never an empty 200 body or a `null` result.
 #[tokio::test]
-async fn unreadable_handler_response_is_an_internal_error() {
+async fn responses_that_cannot_become_json_are_internal_errors() {
     let server = server().await;
-    let (_, answer) = server
-        .rpc(&request(json!(1), "calc_broken", json!(null)))
-        .await;
-    assert_eq!(error_code(&answer), code::INTERNAL_ERROR);
-    let message = answer["error"]["message"].as_str().unwrap();
-    assert!(message.contains("not a valid Number message"), "{message}");
+    for (method, reason) in [
+        ("calc_broken", "not a valid Number message"),
+        ("calc_unserializable", "refuses to be JSON"),
+    ] {
+        let (status, answer) = server.rpc(&request(json!(4), method, json!(null))).await;
+        assert_eq!(status, 200, "{method}");
+        assert_eq!(error_code(&answer), code::INTERNAL_ERROR, "{method}");
+        assert_eq!(answer["id"], 4, "{method}");
+        assert!(answer.get("result").is_none(), "{method}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains(reason), "{method}: {message}");
+    }
     server.shutdown().await;
 }

@@ -1,13 +1,12 @@
 //! The HTTP side of the JSON-RPC server: routes, methods, content types, body limits,
 //! keep-alive and graceful shutdown, checked with raw HTTP/1.1 on real sockets.
-#![cfg(feature = "http")]
 
 mod http_support;
 
 use std::time::{Duration, Instant};
 
 use http_support::SLOW_CALLS_STARTED;
-use http_support::{error_code, request, wait_for_slow_call, RawClient, Server};
+use http_support::{error_code, request, wait_for_slow_call, Server};
 use serde_json::json;
 use zap_runtime::http::{code, HttpConfig};
 
@@ -309,25 +308,37 @@ async fn graceful_shutdown_finishes_requests_in_flight() {
 }
 
 #[tokio::test]
-async fn connection_limit_makes_extra_connections_wait() {
+async fn connections_past_the_limit_are_refused() {
     let config = HttpConfig {
         max_connections: 1,
-        header_read_timeout: Duration::from_millis(300),
         ..HttpConfig::default()
     };
     let server = Server::start(config).await;
+    let ping = |id: u64| request(json!(id), "calc_ping", json!([]));
     let mut first = server.connect().await;
-    let response = first
-        .post("/rpc", &request(json!(1), "calc_ping", json!([])))
-        .await;
-    assert_eq!(response.status, 200);
-    // The second connection is served once the first is closed (by its idle timeout).
-    let started = Instant::now();
-    let mut second = RawClient::connect(server.addr).await;
-    let response = second
-        .post("/rpc", &request(json!(2), "calc_ping", json!([])))
-        .await;
-    assert_eq!(response.status, 200);
-    assert!(started.elapsed() >= Duration::from_millis(150));
+    assert_eq!(first.post("/rpc", &ping(1)).await.status, 200);
+
+    // The first is open and answered, so the second is past the limit: closed at once,
+    // without reading it, and counted; it does not wait for a slot.
+    let mut second = server.connect().await;
+    assert!(second.is_closed_by_server().await, "refused, not queued");
+    assert_eq!(server.stats.refused(), 1);
+    assert_eq!(server.stats.active_connections(), 1);
+    // The first is not affected.
+    assert_eq!(first.post("/rpc", &ping(2)).await.status, 200);
+
+    // Once the first is gone (its task ended, as the counter shows), a slot is free.
+    drop(first);
+    let freed = async {
+        while server.stats.active_connections() != 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), freed)
+        .await
+        .expect("the closed connection's slot is freed within 5 s");
+    let mut third = server.connect().await;
+    assert_eq!(third.post("/rpc", &ping(3)).await.status, 200);
+    assert_eq!((server.stats.accepted(), server.stats.refused()), (2, 1));
     server.shutdown().await;
 }

@@ -3,7 +3,6 @@
 //! both the server and a raw client (pre-encoded requests, a fixed read buffer), while
 //! calls go through the whole path: read, frame decode, envelope parse, `Service::call`,
 //! result recording and Target lookup for pipelining, response framing, write.
-#![cfg(feature = "server")]
 
 mod server_support;
 

@@ -1,6 +1,5 @@
 //! Calls over a real socket: answers, error statuses that leave the connection usable,
 //! many concurrent callers on one client connection.
-#![cfg(all(feature = "server", feature = "client"))]
 
 mod server_support;
 

@@ -1,12 +1,14 @@
 //! Connection limits: idle timeout, max_connections, and back-pressure from a client
 //! that does not read its answers.
-#![cfg(all(feature = "server", feature = "client"))]
 
 mod server_support;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use server_support::*;
+use tokio::net::TcpSocket;
 use zap_runtime::client::Client;
 use zap_runtime::rpc::Status;
 use zap_runtime::server::ServerConfig;
@@ -48,8 +50,8 @@ async fn connections_past_the_limit_are_refused() {
         max_connections: 2,
         ..quick_config()
     };
-    let stats = config.stats.clone();
     let server = TestServer::start(config).await;
+    let stats = server.stats.clone();
     let one = Client::connect(server.addr).await.unwrap();
     let two = Client::connect(server.addr).await.unwrap();
     // Both accepted (answered) before the third arrives.
@@ -66,59 +68,120 @@ async fn connections_past_the_limit_are_refused() {
     assert_eq!((stats.active_connections(), stats.accepted()), (2, 2));
     assert_eq!(stats.refused(), 1);
 
-    // Once one closes, a new connection is served (retry: the close takes a moment).
+    // Once one closes and its task has ended (the counter shows it), a new
+    // connection is served.
     drop(one);
-    let mut served = false;
-    for _ in 0..50 {
-        let mut again = Raw::connect(server.addr).await;
-        again.send(&request_frame(ADD, 1, 0, &pair(5, 5))).await;
-        if let Some((Status::OK, 1, body)) = again.answer().await {
-            assert_eq!(value(&body), 10);
-            served = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert!(served, "a slot frees up after a connection closes");
-    drop(two);
-    // Every connection, refused retries included, is counted and none stays open.
-    for _ in 0..100 {
-        if stats.active_connections() == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(stats.active_connections(), 0, "no connection left open");
-    assert!(stats.accepted() >= 3);
+    until("the closed connection's slot is freed", || {
+        stats.active_connections() == 1
+    })
+    .await;
+    let mut again = Raw::connect(server.addr).await;
+    again.send(&request_frame(ADD, 1, 0, &pair(5, 5))).await;
+    let (status, id, body) = again.answer().await.expect("served once a slot is free");
+    assert_eq!((status, id, value(&body)), (Status::OK, 1, 10));
+    assert_eq!((stats.accepted(), stats.refused()), (3, 1));
+    drop((two, again));
+    until("every connection closed", || {
+        stats.active_connections() == 0
+    })
+    .await;
     server.shutdown().await;
 }
 
+/// Socket buffer size asked for on every socket of the throttling test (Linux doubles
+/// it and reports the doubled figure; the bound below uses what the sockets report).
+const SOCKET_BUFFER: u32 = 32 << 10;
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_does_not_read_is_throttled_not_buffered() {
-    let server = TestServer::start(ServerConfig {
-        write_buffer_limit: 4 << 10,
-        ..quick_config()
-    })
-    .await;
-    // 20 000 calls written without reading a single answer (about 1.7 MB of requests,
-    // 1.3 MB of answers): the server must stop reading once the socket buffers fill.
-    const CALLS: u32 = 20_000;
-    let raw = Raw::connect(server.addr).await;
-    let mut requests = Vec::new();
+    const WRITE_BUFFER_LIMIT: usize = 4 << 10;
+    // Small, fixed socket buffers on both ends (accepted sockets inherit the listener's),
+    // so that what the kernel can hold is known and small.
+    let listen = TcpSocket::new_v4().unwrap();
+    listen.set_recv_buffer_size(SOCKET_BUFFER).unwrap();
+    listen.set_send_buffer_size(SOCKET_BUFFER).unwrap();
+    listen.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let server_kernel =
+        (listen.recv_buffer_size().unwrap() + listen.send_buffer_size().unwrap()) as usize;
+    let server = TestServer::start_on(
+        listen.listen(64).unwrap(),
+        ServerConfig {
+            write_buffer_limit: WRITE_BUFFER_LIMIT,
+            ..quick_config()
+        },
+    );
+    let peer = TcpSocket::new_v4().unwrap();
+    peer.set_recv_buffer_size(SOCKET_BUFFER).unwrap();
+    peer.set_send_buffer_size(SOCKET_BUFFER).unwrap();
+    let peer_kernel =
+        (peer.recv_buffer_size().unwrap() + peer.send_buffer_size().unwrap()) as usize;
+    let stream = peer.connect(server.addr).await.unwrap();
+
+    // 100 000 pipelined calls (about 8 MiB of requests), written without reading a single
+    // answer. Each request frame and its answer frame have a fixed size.
+    const CALLS: u32 = 100_000;
+    let request_len = request_frame(ADD, 1, 0, &pair(1, 1)).len();
+    let mut requests = Vec::with_capacity(request_len * CALLS as usize);
     for i in 1..=CALLS {
         requests.extend(request_frame(ADD, i, 0, &pair(u64::from(i), 1)));
     }
-    let (mut rd, mut wr) = raw.stream.into_split();
-    let writer = tokio::spawn(async move {
-        use tokio::io::AsyncWriteExt;
-        wr.write_all(&requests).await.map(|()| wr)
-    });
-    // Meanwhile another client is served normally.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let total = requests.len();
+    // If the server stops reading once its answers are not taken, what the peer can get
+    // written is what the kernel buffers of both ends hold (requests on their way in,
+    // answers on their way out, each answer standing for one request consumed), plus the
+    // server's write buffer and one read buffer of requests: counted generously, in
+    // request bytes. A server that buffered instead would take all 8 MiB.
+    let bound = 2 * (peer_kernel + server_kernel + WRITE_BUFFER_LIMIT + (64 << 10));
+    assert!(
+        bound < total / 4,
+        "the bound {bound} must be far below {total}"
+    );
+
+    let (mut rd, mut wr) = stream.into_split();
+    let written = Arc::new(AtomicUsize::new(0));
+    let writer = {
+        let written = Arc::clone(&written);
+        tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            for chunk in requests.chunks(4 << 10) {
+                wr.write_all(chunk).await?;
+                written.fetch_add(chunk.len(), Ordering::SeqCst);
+            }
+            Ok::<_, std::io::Error>(wr)
+        })
+    };
+    // Watch the writer until it stalls: every 10 ms, check the bound; stalled once no
+    // byte went through for 20 checks in a row. Never more than 2000 checks.
+    let mut last = 0;
+    let mut unchanged = 0;
+    for _ in 0..2000 {
+        let now = written.load(Ordering::SeqCst);
+        assert!(
+            now <= bound,
+            "the peer got {now} bytes written without reading: the server buffers (bound {bound})"
+        );
+        assert!(
+            !writer.is_finished(),
+            "all {total} bytes were taken: not throttled"
+        );
+        unchanged = if now == last { unchanged + 1 } else { 0 };
+        last = now;
+        if unchanged >= 20 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        unchanged >= 20,
+        "the writer never stalled ({last} bytes written)"
+    );
+    assert!(last > 0, "the writer got nothing through");
+
+    // While that peer is throttled, another client is served normally.
     let other = Client::connect(server.addr).await.unwrap();
     assert_eq!(value(&other.call(ADD, &pair(1, 2)).await.unwrap()), 3);
 
-    // Now read: every answer arrives, in order.
+    // Now read: every answer arrives, in order, and the writer finishes.
     let mut answers = Answers::default();
     for i in 1..=CALLS {
         let (status, id, body) = answers.next(&mut rd).await.expect("answer");
@@ -128,6 +191,7 @@ async fn a_client_that_does_not_read_is_throttled_not_buffered() {
         );
     }
     let _wr = writer.await.unwrap().expect("all requests written");
+    assert_eq!(written.load(Ordering::SeqCst), total);
     drop(other);
     server.shutdown().await;
 }

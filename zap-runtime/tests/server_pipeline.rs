@@ -1,5 +1,4 @@
 //! Promise pipelining (spec §5 `Target`): a call runs on an earlier call's result.
-#![cfg(all(feature = "server", feature = "client"))]
 
 mod server_support;
 

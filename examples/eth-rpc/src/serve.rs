@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use zap_runtime::http::{serve_http, HttpConfig};
-use zap_runtime::server::{serve, ServerConfig};
+use zap_runtime::http::{HttpConfig, HttpServer};
+use zap_runtime::server::{Server, ServerConfig, ServerStats};
 
 use crate::eth::EthService;
 use crate::LedgerEth;
@@ -41,13 +41,13 @@ impl Default for Config {
     }
 }
 
-/// Both listeners, bound (so their real addresses are known, e.g. after binding port 0)
-/// but not yet serving.
+/// Both servers, bound (so their real addresses are known, e.g. after binding port 0)
+/// but not yet serving; one [`EthService`] behind both.
 #[derive(Debug)]
 pub struct Servers {
-    zap: TcpListener,
-    http: TcpListener,
-    config: Config,
+    zap: Server<EthService<LedgerEth>>,
+    http: HttpServer<EthService<LedgerEth>>,
+    config_addrs: (SocketAddr, SocketAddr),
 }
 
 /// `bind` with the address in the error, so "address in use" says which one.
@@ -62,49 +62,47 @@ impl Servers {
     pub async fn bind(config: Config) -> io::Result<Servers> {
         let zap = bind(config.zap_addr, "ZAP/TCP").await?;
         let http = bind(config.http_addr, "HTTP").await?;
-        Ok(Servers { zap, http, config })
+        let service = Arc::new(EthService::new(config.handler));
+        Ok(Servers {
+            zap: Server::new(zap, service.clone(), config.zap),
+            http: HttpServer::new(http, service, config.http),
+            config_addrs: (config.zap_addr, config.http_addr),
+        })
     }
 
     /// The bound ZAP/TCP address.
     pub fn zap_addr(&self) -> SocketAddr {
-        self.zap.local_addr().unwrap_or(self.config.zap_addr)
+        self.zap.local_addr().unwrap_or(self.config_addrs.0)
     }
 
     /// The bound HTTP address.
     pub fn http_addr(&self) -> SocketAddr {
-        self.http.local_addr().unwrap_or(self.config.http_addr)
+        self.http.local_addr().unwrap_or(self.config_addrs.1)
     }
 
-    /// Serve both transports with one [`EthService`] until `shutdown` resolves (or one
-    /// transport fails), then shut both down gracefully: each stops accepting, answers
-    /// what it has read, and closes. Returns the first transport's error, if any.
+    /// Live counters of the ZAP/TCP server (open, accepted, refused connections).
+    pub fn zap_stats(&self) -> ServerStats {
+        self.zap.stats()
+    }
+
+    /// Live counters of the HTTP server.
+    pub fn http_stats(&self) -> ServerStats {
+        self.http.stats()
+    }
+
+    /// Serve both transports until `shutdown` resolves (or one transport fails), then
+    /// shut both down gracefully: each stops accepting, answers what it has read, and
+    /// closes. Returns the first transport's error, if any.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
-        let Servers { zap, http, config } = self;
-        let service = Arc::new(EthService::new(config.handler));
+        let Servers { zap, http, .. } = self;
         let stop = CancellationToken::new();
-        let zap = {
-            let stop = stop.clone();
-            let serving = serve(
-                zap,
-                service.clone(),
-                config.zap,
-                stop.clone().cancelled_owned(),
-            );
-            async move {
-                let result = serving.await;
-                stop.cancel();
-                result
-            }
+        // Either transport ending (an error) stops the other one too.
+        let stop_on_end = |result: io::Result<()>| {
+            stop.cancel();
+            result
         };
-        let http = {
-            let stop = stop.clone();
-            let serving = serve_http(http, service, config.http, stop.clone().cancelled_owned());
-            async move {
-                let result = serving.await;
-                stop.cancel();
-                result
-            }
-        };
+        let zap = async { stop_on_end(zap.run(stop.clone()).await) };
+        let http = async { stop_on_end(http.run(stop.clone()).await) };
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),

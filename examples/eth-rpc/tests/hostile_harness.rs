@@ -77,7 +77,7 @@ async fn run() {
         body_read_timeout: TIMEOUT,
         max_body: 1 << 20,
         max_batch: 100,
-        shutdown_timeout: Duration::from_secs(5),
+        drain_timeout: Duration::from_secs(5),
         ..HttpConfig::default()
     };
     let server = Running::start(zap_config, http_config).await;
@@ -150,8 +150,8 @@ async fn run() {
         announced_never_sent(zap, 20),
         slowloris_zap(zap, &book, 10),
         slowloris_http(http, 10),
-        idle(zap, idle_zap, Some(server.stats.clone())),
-        idle(http, idle_http, None),
+        idle(zap, idle_zap, server.stats.clone()),
+        idle(http, idle_http, server.http_stats.clone()),
         flood_zap(zap, &book, 4),
         flood_http(http, &book, 2),
         hostile_json(http),
@@ -469,22 +469,31 @@ async fn slowloris_http(addr: std::net::SocketAddr, n: usize) -> Report {
 }
 
 /// `n` connections that send nothing; the server must close each after its timeout.
-/// Also returns the heap they cost per connection (both ends are in this process).
+/// Also returns the heap they cost per connection (both ends are in this process),
+/// measured once the server's counters show them accepted.
 async fn idle(
     addr: std::net::SocketAddr,
     n: usize,
-    stats: Option<zap_runtime::server::ServerStats>,
+    stats: zap_runtime::server::ServerStats,
 ) -> (Report, f64) {
     let before = heap_live();
+    let accepted_before = stats.accepted();
     let mut streams = Vec::with_capacity(n);
     for _ in 0..n {
         if let Ok(s) = TcpStream::connect(addr).await {
             streams.push(s);
         }
     }
-    // Let the server accept them all (or the timeout start closing them).
-    let open = stats.map(|s| s.active_connections());
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Wait until the server has accepted at least as many connections as were made
+    // here (other attackers connect too, so this is a lower bound on ours, not a count).
+    let want = accepted_before + streams.len() as u64;
+    let accepted = eventually(CUT_OFF_WITHIN, || stats.accepted() >= want).await;
+    assert!(
+        accepted,
+        "the server did not accept {} idle connections within {CUT_OFF_WITHIN:?}",
+        streams.len()
+    );
+    let open = stats.active_connections();
     let per_conn = mib(heap_live().saturating_sub(before)) / n.max(1) as f64;
     let tasks: Vec<_> = streams
         .into_iter()
@@ -492,9 +501,7 @@ async fn idle(
         .collect();
     let mut report = Report {
         connections: n,
-        note: open.map_or(String::new(), |open| {
-            format!("the ZAP server had {open} connections open while they were")
-        }),
+        note: format!("the server had {open} connections open once they were accepted"),
         ..Report::default()
     };
     for task in tasks {

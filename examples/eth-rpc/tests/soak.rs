@@ -138,7 +138,7 @@ async fn run(calls: u64) {
     };
     let http_config = HttpConfig {
         max_batch: BATCH as usize,
-        shutdown_timeout: Duration::from_secs(30),
+        drain_timeout: Duration::from_secs(30),
         ..HttpConfig::default()
     };
     let mut server = Running::start(zap_config, http_config).await;

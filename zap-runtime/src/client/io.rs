@@ -3,18 +3,19 @@
 
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 
 use super::shared::{Failure, Shared};
-use crate::frame::{Direction, FrameDecoder};
+use crate::frame::Direction;
+use crate::frame_reader::FrameReader;
 use crate::rpc::Response;
 
 /// Bytes gathered into one write at most (frames larger than this go alone).
 const WRITE_BATCH: usize = 256 << 10;
-/// Starting capacity and minimum free room of the read buffer.
-const READ_ROOM: usize = 16 << 10;
+/// Starting capacity of the write batch.
+const BATCH_START: usize = 16 << 10;
 
 /// Write queued frames until the queue closes (every `Client` dropped) or the
 /// connection closes; then send end-of-stream.
@@ -23,7 +24,7 @@ pub(crate) async fn write_loop(
     mut queue: mpsc::Receiver<Vec<u8>>,
     shared: Arc<Shared>,
 ) {
-    let mut batch = Vec::with_capacity(READ_ROOM);
+    let mut batch = Vec::with_capacity(BATCH_START);
     loop {
         let next = tokio::select! {
             next = queue.recv() => next,
@@ -49,7 +50,7 @@ pub(crate) async fn write_loop(
         }
         batch.clear();
         if batch.capacity() > WRITE_BATCH * 2 {
-            batch = Vec::with_capacity(READ_ROOM);
+            batch = Vec::with_capacity(BATCH_START);
         }
     }
     let _ = wr.shutdown().await;
@@ -58,27 +59,23 @@ pub(crate) async fn write_loop(
 /// Read response frames and resolve the matching callers until the connection ends;
 /// then close `shared` with the reason (waking everyone still waiting).
 pub(crate) async fn read_loop(mut rd: OwnedReadHalf, shared: Arc<Shared>, max_frame: u32) {
-    let mut decoder = FrameDecoder::new(max_frame);
-    let mut buf = Vec::with_capacity(READ_ROOM);
+    let mut frames = FrameReader::new(max_frame);
     let failure = loop {
-        if let Err(failure) = dispatch_frames(&mut decoder, &mut buf, &shared) {
+        if let Err(failure) = dispatch_frames(&mut frames, &shared) {
             break failure;
         }
-        if buf.capacity() - buf.len() < READ_ROOM / 4 {
-            buf.reserve(READ_ROOM);
-        }
         let read = tokio::select! {
-            read = rd.read_buf(&mut buf) => read,
+            read = frames.read_from(&mut rd) => read,
             () = shared.closed.cancelled() => return,
         };
         match read {
-            Ok(0) if buf.is_empty() => {
+            Ok(0) if frames.pending() == 0 => {
                 break Failure::Closed("the server closed the connection".into())
             }
             Ok(0) => {
                 break Failure::Closed(format!(
                     "the server closed the connection in the middle of a frame ({} bytes unread)",
-                    buf.len()
+                    frames.pending()
                 ))
             }
             Ok(_) => {}
@@ -89,29 +86,20 @@ pub(crate) async fn read_loop(mut rd: OwnedReadHalf, shared: Arc<Shared>, max_fr
     shared.close(failure);
 }
 
-/// Resolve every complete response frame at the front of `buf`, then drop those bytes.
-fn dispatch_frames(
-    decoder: &mut FrameDecoder,
-    buf: &mut Vec<u8>,
-    shared: &Shared,
-) -> Result<(), Failure> {
-    let mut pos = 0;
-    let result = loop {
-        let (frame, used) = match decoder.decode(&buf[pos..]) {
-            Ok(Some(decoded)) => decoded,
-            Ok(None) => break Ok(()),
-            Err(e) => break Err(Failure::Protocol(e.to_string())),
-        };
+/// Resolve every complete response frame read so far.
+fn dispatch_frames(frames: &mut FrameReader, shared: &Shared) -> Result<(), Failure> {
+    while let Some(frame) = frames
+        .next_frame()
+        .map_err(|e| Failure::Protocol(e.to_string()))?
+    {
         if frame.dir != Direction::Response {
-            break Err(Failure::Protocol(format!(
+            return Err(Failure::Protocol(format!(
                 "server sent a {:?} frame; a client expects only responses (dir 2)",
                 frame.dir
             )));
         }
-        let resp = match Response::parse(frame.envelope) {
-            Ok(resp) => resp,
-            Err(e) => break Err(Failure::Protocol(format!("bad response envelope: {e}"))),
-        };
+        let resp = Response::parse(frame.envelope)
+            .map_err(|e| Failure::Protocol(format!("bad response envelope: {e}")))?;
         if !shared.resolve(resp.promise_id, resp.status, resp.body) {
             tracing::debug!(
                 promise_id = resp.promise_id,
@@ -120,8 +108,6 @@ fn dispatch_frames(
                 resp.body_text()
             );
         }
-        pos += used;
-    };
-    buf.drain(..pos);
-    result
+    }
+    Ok(())
 }

@@ -35,7 +35,7 @@ use tokio::time::{timeout_at, Instant};
 use self::shared::{Failure, Shared};
 use crate::frame::{encode_frame, Direction, DEFAULT_MAX_FRAME};
 use crate::rpc::{Request, Status, NO_TARGET};
-use crate::service::{ClientError, Transport};
+use crate::transport::{ClientError, Transport};
 use crate::BuilderPool;
 
 /// Settings of a [`Client`].

@@ -8,7 +8,7 @@ use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use crate::rpc::Status;
-use crate::service::ClientError;
+use crate::transport::ClientError;
 
 /// Why the connection ended; turned into a [`ClientError`] for each waiting caller.
 #[derive(Clone, Debug)]

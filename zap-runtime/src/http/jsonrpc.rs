@@ -8,8 +8,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::parse::{parse, Body};
-use crate::json::ParamsError;
+use super::batch::{parse, Body};
+use crate::json::{ParamsError, ResultError};
 use crate::rpc::Status;
 use crate::service::{CallError, MethodInfo, Reply, Service};
 use crate::BuilderPool;
@@ -25,7 +25,8 @@ pub mod code {
     /// The params do not make a request of the method's type, or the handler answered
     /// ZAP status 400 (bad request).
     pub const INVALID_PARAMS: i64 = -32602;
-    /// The handler answered ZAP status 500, or its response could not be read.
+    /// The handler answered ZAP status 500, or its response could not be read or
+    /// written as JSON.
     pub const INTERNAL_ERROR: i64 = -32603;
     /// A server error for a ZAP status without a closer JSON-RPC code.
     pub const SERVER_ERROR: i64 = -32000;
@@ -131,10 +132,23 @@ pub fn error_body(error: RpcError) -> Vec<u8> {
     to_json(&Response::new(Value::Null, Err(error)))
 }
 
+/// Serialize an answer. Should that fail, the answer becomes a -32603 error saying why
+/// (`"id": null`: the failed answer may be a whole batch), never an empty body.
 fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
-    // Serializing a tree of `Value`s and strings into memory cannot fail.
-    serde_json::to_vec(value).unwrap_or_default()
+    serde_json::to_vec(value).unwrap_or_else(|e| {
+        tracing::error!("cannot serialize a JSON-RPC answer: {e}");
+        let error = RpcError::new(
+            code::INTERNAL_ERROR,
+            format!("Internal error: the answer cannot be written as JSON: {e}"),
+        );
+        serde_json::to_vec(&Response::new(Value::Null, Err(error)))
+            .unwrap_or_else(|_| INTERNAL_ERROR_BODY.to_vec())
+    })
 }
+
+/// The answer when even an error cannot be serialized.
+const INTERNAL_ERROR_BODY: &[u8] =
+    br#"{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":null}"#;
 
 /// Answer one JSON-RPC body (a single request or a batch) with `service`.
 ///
@@ -283,14 +297,50 @@ async fn dispatch<S: Service>(
     match reply {
         Reply::Empty => Ok(Value::Null),
         Reply::Message => (method.result_to_json)(out.as_bytes()).map_err(|e| {
-            tracing::error!(method = %call.method, "handler wrote an unreadable response: {e}");
+            tracing::error!(method = %call.method, "cannot answer in JSON: {e}");
+            let response = method.response.unwrap_or("response");
             RpcError::new(
                 code::INTERNAL_ERROR,
-                format!(
-                    "Internal error: the response is not a valid {} message: {e}",
-                    method.response.unwrap_or("response")
-                ),
+                match e {
+                    ResultError::Decode(e) => format!(
+                        "Internal error: the response is not a valid {response} message: {e}"
+                    ),
+                    ResultError::Serialize(e) => format!(
+                        "Internal error: the {response} response cannot be written as JSON: {e}"
+                    ),
+                },
             )
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A value whose serialization always fails.
+    struct Unserializable;
+
+    impl Serialize for Unserializable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("refused on purpose"))
+        }
+    }
+
+    #[test]
+    fn an_answer_that_fails_to_serialize_is_an_internal_error() {
+        let body = to_json(&Unserializable);
+        let answer: Value = serde_json::from_slice(&body).expect("a JSON body, not empty");
+        assert_eq!(answer["error"]["code"], code::INTERNAL_ERROR);
+        assert_eq!(answer["id"], Value::Null);
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(message.contains("refused on purpose"), "{message}");
+    }
+
+    #[test]
+    fn the_last_resort_body_is_a_valid_internal_error() {
+        let answer: Value = serde_json::from_slice(INTERNAL_ERROR_BODY).unwrap();
+        assert_eq!(answer["error"]["code"], code::INTERNAL_ERROR);
+        assert_eq!(answer["jsonrpc"], "2.0");
     }
 }

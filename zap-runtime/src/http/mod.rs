@@ -4,10 +4,10 @@
 //! ```no_run
 //! # async fn demo<S: zap_runtime::Service>(service: S) -> std::io::Result<()> {
 //! use std::sync::Arc;
-//! use zap_runtime::http::{serve_http, HttpConfig};
+//! use zap_runtime::http::{serve_http, CancellationToken, HttpConfig};
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8545").await?;
-//! let shutdown = async { /* e.g. tokio::signal::ctrl_c().await */ };
+//! let shutdown = CancellationToken::new(); // cancel it (e.g. on ctrl-c) to stop
 //! serve_http(listener, Arc::new(service), HttpConfig::default(), shutdown).await
 //! # }
 //! ```
@@ -51,7 +51,7 @@
 //! | -32600 | not a request object, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
 //! | -32601 | no method of that name (the message lists the known ones) |
 //! | -32602 | the params do not make the request struct ([`ParamsError`](crate::json::ParamsError)), or the handler answered ZAP status 400 |
-//! | -32603 | the handler answered ZAP status 500, or wrote a response that cannot be read |
+//! | -32603 | the handler answered ZAP status 500, wrote a response that cannot be read, or the answer cannot be serialized as JSON ([`ResultError`](crate::json::ResultError)) |
 //! | -32001 / -32003 | the handler answered ZAP status 401 / 403 |
 //! | -32000 | the handler answered any other status |
 //!
@@ -63,22 +63,26 @@
 //!
 //! A body is read only up to [`HttpConfig::max_body`]; a batch holds at most
 //! [`HttpConfig::max_batch`] calls; at most [`HttpConfig::max_connections`] connections
-//! are served at once (further ones wait in the listen backlog); a connection that does
+//! are served at once (further ones are refused: closed at once, as by the ZAP/TCP
+//! server, and counted in [`ServerStats::refused`]); a connection that does
 //! not send a complete request head within [`HttpConfig::header_read_timeout`] —
 //! including an idle keep-alive connection — is closed.
 //!
 //! [`Service`]: crate::Service
 //! [`Service::call`]: crate::Service::call
 
+mod batch;
 mod jsonrpc;
-mod parse;
 mod routes;
 mod server;
 
 use std::time::Duration;
 
+pub use crate::accept::{Bound, ServerStats};
 pub use jsonrpc::{code, handle_jsonrpc, RpcError};
-pub use server::serve_http;
+pub use server::{serve_http, HttpServer};
+/// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).
+pub use tokio_util::sync::CancellationToken;
 
 /// Limits and timeouts of the HTTP server.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,16 +93,17 @@ pub struct HttpConfig {
     pub max_body: usize,
     /// Most calls in one batch (default 1000); larger batches get one -32600 error.
     pub max_batch: usize,
-    /// Most connections served at once (default 1024).
+    /// Most connections served at once (default 1024); more are refused (closed at
+    /// once, not queued) and counted in [`ServerStats::refused`].
     pub max_connections: usize,
     /// Time allowed for a request head to arrive, counted from the end of the previous
     /// response on a keep-alive connection, so it is also the idle timeout (default 30 s).
     pub header_read_timeout: Duration,
     /// Time allowed for a request body to arrive (default 30 s); past it, 408.
     pub body_read_timeout: Duration,
-    /// On shutdown, how long requests in flight may take before their connections are
-    /// dropped (default 30 s).
-    pub shutdown_timeout: Duration,
+    /// After shutdown is triggered, how long requests in flight may take before their
+    /// connections are dropped (default 30 s).
+    pub drain_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -118,7 +123,7 @@ impl Default for HttpConfig {
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
-            shutdown_timeout: Duration::from_secs(30),
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }

@@ -1,111 +1,77 @@
-//! The accept loop and the per-connection task: a connection limit, keep-alive with a
-//! header (and idle) timeout, and graceful shutdown.
+//! The HTTP server: the shared accept loop ([`crate::accept`]) with a hyper HTTP/1.1
+//! connection per accepted socket, keep-alive with a header (and idle) timeout, and
+//! graceful shutdown.
 
 use std::convert::Infallible;
-use std::future::Future;
+use std::io;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
-use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
 use super::HttpConfig;
+use crate::accept::{Bound, Limits};
 use crate::service::Service;
 use crate::BuilderPool;
 
-/// How long the accept loop pauses after a failed `accept` (e.g. out of file
-/// descriptors), so that it does not spin.
-const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+/// A JSON-RPC 2.0 over HTTP/1.1 server, ready to run: a listener, the service it serves
+/// and its limits. `HttpServer::new(listener, service, config)`; take
+/// [`stats`](Bound::stats) before [`run`](Bound::run) to watch it.
+pub type HttpServer<S> = Bound<S, HttpConfig>;
 
-/// Serve `service` as JSON-RPC 2.0 over HTTP/1.1 on `listener` until `shutdown`
-/// resolves.
-///
-/// Routes: `POST /rpc` (JSON-RPC, single or batch) and `GET /health`. See the
-/// [module documentation](super) for the status codes and error codes.
-///
-/// On shutdown the listener is closed at once; requests in flight are finished and
-/// answered, idle keep-alive connections are closed, and the function returns when every
-/// connection is gone, or after [`HttpConfig::shutdown_timeout`], when the stragglers are
-/// dropped. Failed accepts are logged and retried, so the result is `Ok` unless the
-/// listener itself is unusable.
+impl<S: Service> Bound<S, HttpConfig> {
+    /// Serve until `shutdown` is cancelled.
+    ///
+    /// Routes: `POST /rpc` (JSON-RPC, single or batch) and `GET /health`. See the
+    /// [module documentation](super) for the status codes and error codes.
+    ///
+    /// Connections past [`HttpConfig::max_connections`] are refused (closed at once,
+    /// counted in [`ServerStats::refused`](super::ServerStats::refused)). On shutdown the listener is closed at once;
+    /// requests in flight are finished and answered, idle keep-alive connections are
+    /// closed, and the function returns when every connection is gone, or after
+    /// [`HttpConfig::drain_timeout`], when the stragglers are dropped. Failed accepts
+    /// are logged and retried, so the result is `Ok` unless the listener itself is
+    /// unusable.
+    pub async fn run(self, shutdown: CancellationToken) -> io::Result<()> {
+        let local = self.local_addr()?;
+        tracing::info!(%local, service = S::NAME, "serving JSON-RPC over HTTP at POST /rpc");
+        let limits = Limits {
+            name: "http",
+            max_connections: self.config.max_connections,
+            drain_timeout: self.config.drain_timeout,
+        };
+        self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
+            let shared = Arc::new(Shared {
+                service,
+                pool: BuilderPool::new(),
+                config,
+            });
+            move |stream, peer| {
+                serve_connection(Arc::clone(&shared), stream, peer, shutdown.clone())
+            }
+        })
+        .await;
+        Ok(())
+    }
+}
+
+/// Serve `service` as JSON-RPC 2.0 over HTTP/1.1 on `listener` until `shutdown` is
+/// cancelled: `HttpServer::new(listener, service, config).run(shutdown)`. Use
+/// [`HttpServer`] to watch its [`ServerStats`](super::ServerStats).
 pub async fn serve_http<S: Service>(
     listener: TcpListener,
     service: Arc<S>,
     config: HttpConfig,
-    shutdown: impl Future<Output = ()> + Send,
-) -> std::io::Result<()> {
-    let local = listener.local_addr()?;
-    tracing::info!(%local, service = S::NAME, "serving JSON-RPC over HTTP at POST /rpc");
-    let permits = Arc::new(Semaphore::new(config.max_connections.max(1)));
-    let shutdown_timeout = config.shutdown_timeout;
-    let shared = Arc::new(Shared {
-        service,
-        pool: BuilderPool::new(),
-        config,
-    });
-    let (stop_tx, stop_rx) = watch::channel(false);
-    let mut connections = JoinSet::new();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            Some(done) = connections.join_next() => report_panic(done),
-            accepted = accept(&listener, &permits) => match accepted {
-                Ok((stream, peer, permit)) => {
-                    let task = serve_connection(shared.clone(), stream, peer, stop_rx.clone(), permit);
-                    connections.spawn(task);
-                }
-                Err(e) => {
-                    tracing::warn!(%local, "accept failed: {e}; retrying");
-                    tokio::time::sleep(ACCEPT_BACKOFF).await;
-                }
-            },
-        }
-    }
-    drop(listener);
-    let _ = stop_tx.send(true);
-    tracing::info!(%local, open = connections.len(), "HTTP server stopping: finishing requests in flight");
-    let drain = async {
-        while let Some(done) = connections.join_next().await {
-            report_panic(done);
-        }
-    };
-    if tokio::time::timeout(shutdown_timeout, drain).await.is_err() {
-        tracing::warn!(%local, left = connections.len(), "connections still open after {shutdown_timeout:?}: dropping them");
-        connections.shutdown().await;
-    }
-    tracing::info!(%local, "HTTP server stopped");
-    Ok(())
-}
-
-/// Wait for a connection slot, then for a connection.
-async fn accept(
-    listener: &TcpListener,
-    permits: &Arc<Semaphore>,
-) -> std::io::Result<(TcpStream, SocketAddr, OwnedSemaphorePermit)> {
-    // The semaphore is never closed, so acquiring only waits.
-    let permit = permits
-        .clone()
-        .acquire_owned()
+    shutdown: CancellationToken,
+) -> io::Result<()> {
+    HttpServer::new(listener, service, config)
+        .run(shutdown)
         .await
-        .map_err(std::io::Error::other)?;
-    let (stream, peer) = listener.accept().await?;
-    Ok((stream, peer, permit))
-}
-
-fn report_panic(done: Result<(), tokio::task::JoinError>) {
-    if let Err(e) = done {
-        if e.is_panic() {
-            tracing::error!("an HTTP connection task panicked: {e}");
-        }
-    }
 }
 
 /// Serve one connection until the peer closes it, a timeout closes it, or shutdown asks
@@ -114,8 +80,7 @@ async fn serve_connection<S: Service>(
     shared: Arc<Shared<S>>,
     stream: TcpStream,
     peer: SocketAddr,
-    mut stop: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    shutdown: CancellationToken,
 ) {
     // Answers are small and written whole: do not let Nagle hold them back.
     let _ = stream.set_nodelay(true);
@@ -130,13 +95,9 @@ async fn serve_connection<S: Service>(
         .keep_alive(true)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
-    let stopping = async move {
-        // Err means the server is gone: stop as well.
-        let _ = stop.wait_for(|stopping| *stopping).await;
-    };
     let result = tokio::select! {
         result = connection.as_mut() => result,
-        () = stopping => {
+        () = shutdown.cancelled() => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }

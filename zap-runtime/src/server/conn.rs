@@ -11,19 +11,18 @@ use tokio::net::TcpStream;
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
+use super::respond::{put_response, salvage_promise_id};
 use super::results::{Lookup, Results};
-use super::wire::{put_response, salvage_promise_id, MAX_BODY};
 use super::ServerConfig;
-use crate::frame::{Direction, FrameDecoder};
+use crate::frame::Direction;
+use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::service::{Reply, Service};
 use crate::{Builder, FrameError};
 
-/// Starting capacity of the read and write buffers.
+/// Starting capacity of the write buffer.
 const BUF_START: usize = 16 << 10;
-/// Read only with at least this much room (grown for a large frame whose length is known).
-const MIN_READ_ROOM: usize = 4 << 10;
-/// A buffer that grew past this for one large message is given back once empty.
+/// A write buffer that grew past this for one large answer is given back once empty.
 const BUF_KEEP: usize = 1 << 20;
 /// How long a closing connection waits for its peer to finish sending (lingering close:
 /// closing a socket with unread input would reset it and could destroy our last answers).
@@ -52,8 +51,7 @@ enum Close {
 struct Conn<'c> {
     config: &'c ServerConfig,
     peer: SocketAddr,
-    decoder: FrameDecoder,
-    read: Vec<u8>,
+    frames: FrameReader,
     write: Vec<u8>,
     /// Receives each handler's response message.
     out: Builder,
@@ -73,8 +71,7 @@ pub(crate) async fn run<S: Service>(
     let mut conn = Conn {
         config,
         peer,
-        decoder: FrameDecoder::new(config.max_frame),
-        read: Vec::with_capacity(BUF_START),
+        frames: FrameReader::new(config.max_frame),
         write: Vec::with_capacity(BUF_START),
         out: Builder::new(),
         text: String::with_capacity(256),
@@ -107,13 +104,12 @@ impl Conn<'_> {
             if shutdown.is_cancelled() {
                 return Close::Shutdown;
             }
-            self.make_read_room();
             tokio::select! {
                 biased;
                 () = &mut cancelled => return Close::Shutdown,
                 () = &mut idle => return Close::Idle,
-                read = stream.read_buf(&mut self.read) => match read {
-                    Ok(0) => return Close::Eof { pending: self.read.len() },
+                read = self.frames.read_from(stream) => match read {
+                    Ok(0) => return Close::Eof { pending: self.frames.pending() },
                     Ok(_) => {}
                     Err(e) => return Close::Io(e),
                 },
@@ -129,16 +125,15 @@ impl Conn<'_> {
         service: &S,
         mut idle: Pin<&mut Sleep>,
     ) -> Result<(), Close> {
-        let mut pos = 0;
         let mut answered = 0usize;
-        let result = loop {
-            let (frame, used) = match self.decoder.decode(&self.read[pos..]) {
-                Ok(Some(decoded)) => decoded,
-                Ok(None) => break Ok(()),
-                Err(e) => break Err(Close::Frame(e)),
+        loop {
+            let frame = match self.frames.next_frame() {
+                Ok(Some(frame)) => frame,
+                Ok(None) => return Ok(()),
+                Err(e) => return Err(Close::Frame(e)),
             };
             if frame.dir != Direction::Request {
-                break Err(Close::Unsupported(frame.dir));
+                return Err(Close::Unsupported(frame.dir));
             }
             answer(
                 service,
@@ -150,22 +145,14 @@ impl Conn<'_> {
                 self.peer,
             )
             .await;
-            pos += used;
             answered += 1;
             if self.write.len() >= self.config.write_buffer_limit
                 || answered >= self.config.max_in_flight
             {
                 answered = 0;
-                if let Err(close) = self.flush(stream, idle.as_mut()).await {
-                    break Err(close);
-                }
+                self.flush(stream, idle.as_mut()).await?;
             }
-        };
-        self.read.drain(..pos);
-        if self.read.is_empty() && self.read.capacity() > BUF_KEEP {
-            self.read = Vec::with_capacity(BUF_START);
         }
-        result
     }
 
     /// Write out every answer in the write buffer (one write call when the socket
@@ -192,26 +179,6 @@ impl Conn<'_> {
             self.write = Vec::with_capacity(BUF_START);
         }
         Ok(())
-    }
-
-    /// Make room to read: at least `MIN_READ_ROOM`, and for a frame whose length is
-    /// known, room for its rest, but never more than the bytes already buffered (or
-    /// `BUF_START`). The buffer so grows geometrically with the bytes that really
-    /// arrive: a peer that announces a large frame and sends a few bytes of it pins a
-    /// few KiB, not the announced length (at most twice what it sent). Allocates only
-    /// when the buffer is too small.
-    fn make_read_room(&mut self) {
-        let frame_total = self
-            .read
-            .first_chunk::<4>()
-            .map_or(0, |len| u32::from_le_bytes(*len) as usize + 4);
-        let want = frame_total
-            .saturating_sub(self.read.len())
-            .min(self.read.len().max(BUF_START))
-            .max(MIN_READ_ROOM);
-        if self.read.capacity() - self.read.len() < want {
-            self.read.reserve(want);
-        }
     }
 
     fn log_close(&self, reason: &Close) {
@@ -280,13 +247,15 @@ async fn answer<S: Service>(
             let id = salvage_promise_id(envelope);
             let _ = write!(text, "malformed request envelope: {e}");
             tracing::warn!(%peer, promise_id = id, "zap: {text}");
-            return put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+            put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+            return;
         }
     };
     if req.promise_id == 0 {
         text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
         tracing::warn!(%peer, method = req.method, "zap: {text}");
-        return put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+        put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+        return;
     }
     let payload = if req.target == NO_TARGET {
         req.payload
@@ -310,19 +279,11 @@ async fn answer<S: Service>(
             (e.status, text.as_bytes())
         }
     };
-    if body.len() > MAX_BODY {
-        let len = body.len();
-        text.clear();
-        let _ = write!(text, "response of {len} bytes does not fit a frame");
-        put_response(write, Status::INTERNAL, req.promise_id, text.as_bytes());
-        results.record_failed(req.promise_id, Status::INTERNAL.0);
-        return;
-    }
-    put_response(write, status, req.promise_id, body);
-    if status == Status::OK {
+    let written = put_response(write, status, req.promise_id, body);
+    if written == Status::OK {
         results.record_ok(req.promise_id, body);
     } else {
-        results.record_failed(req.promise_id, status.0);
+        results.record_failed(req.promise_id, written.0);
     }
 }
 

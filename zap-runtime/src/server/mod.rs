@@ -14,17 +14,19 @@
 //!   payload. The last [`ServerConfig::pipeline_results`] results are remembered.
 //! * **Limits.** A broken stream (frame over [`ServerConfig::max_frame`], length 0,
 //!   unknown direction) closes that connection only, with a warning. Connections past
-//!   [`ServerConfig::max_connections`] are closed at once; a connection without a
-//!   complete frame for [`ServerConfig::idle_timeout`] is closed. A peer that does not
-//!   read its answers stops being read (back-pressure), and is dropped if it stalls
-//!   for the idle timeout.
-//! * **Graceful shutdown.** When the `shutdown` future resolves, [`serve`] stops
-//!   accepting; every connection answers the requests it has fully read, flushes and
-//!   closes; `serve` returns when all are done or [`ServerConfig::drain_timeout`] passed.
+//!   [`ServerConfig::max_connections`] are refused: closed at once, not queued, and
+//!   counted in [`ServerStats::refused`] (the HTTP server does the same); a
+//!   connection without a complete frame for [`ServerConfig::idle_timeout`] is
+//!   closed. A peer that does not read its answers stops being read (back-pressure),
+//!   and is dropped if it stalls for the idle timeout.
+//! * **Graceful shutdown.** When the `shutdown` [`CancellationToken`] is cancelled,
+//!   [`Server::run`] stops accepting; every connection answers the requests it has
+//!   fully read, flushes and closes; `run` returns when all are done or
+//!   [`ServerConfig::drain_timeout`] passed.
 //!
 //! ```no_run
 //! use std::sync::Arc;
-//! use zap_runtime::server::{serve, ServerConfig};
+//! use zap_runtime::server::{CancellationToken, Server, ServerConfig};
 //! use zap_runtime::{Builder, CallError, MethodInfo, Reply, Service};
 //!
 //! /// Method 1 answers an empty body; nothing else exists.
@@ -44,32 +46,31 @@
 //!
 //! # async fn run() -> std::io::Result<()> {
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:9000").await?;
-//! let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-//! let server = tokio::spawn(serve(listener, Arc::new(Ping), ServerConfig::default(), async {
-//!     let _ = stopped.await;
-//! }));
+//! let server = Server::new(listener, Arc::new(Ping), ServerConfig::default());
+//! let stats = server.stats(); // live counters, e.g. stats.active_connections()
+//! let stop = CancellationToken::new();
+//! let running = tokio::spawn(server.run(stop.clone()));
 //! // ... later: stop accepting, answer what was read, wait for the drain.
-//! let _ = stop.send(());
-//! server.await.expect("server task")
+//! stop.cancel();
+//! running.await.expect("server task")
 //! # }
 //! ```
 
 mod conn;
+mod respond;
 mod results;
-mod stats;
-mod wire;
 
-pub use stats::ServerStats;
+pub use crate::accept::{Bound, ServerStats};
+/// The shutdown signal of [`Server::run`] and [`serve`] (from `tokio-util`).
+pub use tokio_util::sync::CancellationToken;
 
-use std::future::Future;
 use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
+use tokio::net::{TcpListener, TcpStream};
+
+use crate::accept::Limits;
 
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::Service;
@@ -80,8 +81,8 @@ pub struct ServerConfig {
     /// Largest accepted frame length (the `len` field). A larger one closes the
     /// connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
     pub max_frame: u32,
-    /// Most connections served at once; more are closed as soon as they are accepted.
-    /// Default 10 000.
+    /// Most connections served at once; more are closed as soon as they are accepted
+    /// (refused, not queued) and counted in [`ServerStats::refused`]. Default 10 000.
     pub max_connections: usize,
     /// A connection that sends no complete frame (or does not take its answers) for this
     /// long is closed. Default 5 minutes.
@@ -103,9 +104,6 @@ pub struct ServerConfig {
     /// After shutdown is triggered, how long connections get to finish before they
     /// are dropped. Default 10 s.
     pub drain_timeout: Duration,
-    /// Live counters of the server (open connections, accepted, refused): keep a clone
-    /// before handing the config to [`serve`] to watch them. Not a limit.
-    pub stats: ServerStats,
 }
 
 impl Default for ServerConfig {
@@ -119,90 +117,47 @@ impl Default for ServerConfig {
             pipeline_bytes: 64 << 10,
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
-            stats: ServerStats::default(),
         }
     }
 }
 
-/// Serve `service` on every connection accepted from `listener` until `shutdown`
-/// resolves, then drain (see the [module docs](self)). Returns once every connection
-/// task has ended. Accept errors (e.g. out of file descriptors) are logged and retried,
-/// so the result is currently always `Ok`.
+/// A ZAP/TCP server, ready to run: a listener, the service it serves and its limits.
+/// `Server::new(listener, service, config)`; take [`stats`](Bound::stats) before
+/// [`run`](Bound::run) to watch it while it runs.
+pub type Server<S> = Bound<S, ServerConfig>;
+
+impl<S: Service> Bound<S, ServerConfig> {
+    /// Serve until `shutdown` is cancelled, then drain (see the [module docs](self)).
+    /// Returns once every connection task has ended. Accept errors (e.g. out of file
+    /// descriptors) are logged and retried, so the result is currently always `Ok`.
+    pub async fn run(self, shutdown: CancellationToken) -> io::Result<()> {
+        let limits = Limits {
+            name: "zap",
+            max_connections: self.config.max_connections,
+            drain_timeout: self.config.drain_timeout,
+        };
+        self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
+            let config = Arc::new(config);
+            move |stream: TcpStream, peer| {
+                let _ = stream.set_nodelay(true);
+                let (service, config, shutdown) =
+                    (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
+                async move { conn::run(stream, peer, &*service, &config, &shutdown).await }
+            }
+        })
+        .await;
+        Ok(())
+    }
+}
+
+/// Serve `service` on every connection accepted from `listener` until `shutdown` is
+/// cancelled, then drain: `Server::new(listener, service, config).run(shutdown)`. Use
+/// [`Server`] to watch its [`ServerStats`].
 pub async fn serve<S: Service>(
     listener: TcpListener,
     service: Arc<S>,
     config: ServerConfig,
-    shutdown: impl Future<Output = ()> + Send,
+    shutdown: CancellationToken,
 ) -> io::Result<()> {
-    let config = Arc::new(config);
-    let stop = CancellationToken::new();
-    let permits = Arc::new(Semaphore::new(config.max_connections));
-    let mut tasks = JoinSet::new();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            biased;
-            () = &mut shutdown => break,
-            Some(done) = tasks.join_next(), if !tasks.is_empty() => log_task_end(done),
-            accepted = listener.accept() => {
-                let (stream, peer) = match accepted {
-                    Ok(accepted) => accepted,
-                    Err(e) => {
-                        tracing::warn!("zap: accept failed: {e}; retrying in 100 ms");
-                        tokio::time::sleep(Duration::from_millis(100)).await;
-                        continue;
-                    }
-                };
-                let Ok(permit) = Arc::clone(&permits).try_acquire_owned() else {
-                    config.stats.refused_one();
-                    tracing::warn!(
-                        %peer,
-                        "zap: refusing connection: {} connections already open (max_connections)",
-                        config.max_connections
-                    );
-                    drop(stream);
-                    continue;
-                };
-                tracing::debug!(%peer, "zap: accepted connection");
-                let _ = stream.set_nodelay(true);
-                // Counted open until the task ends or is dropped (drain timeout).
-                let open = config.stats.open(permit);
-                let (service, config, stop) = (Arc::clone(&service), Arc::clone(&config), stop.clone());
-                tasks.spawn(async move {
-                    conn::run(stream, peer, &*service, &config, &stop).await;
-                    drop(open);
-                });
-            }
-        }
-    }
-    drop(listener);
-    tracing::info!(
-        connections = tasks.len(),
-        "zap: shutting down, draining connections"
-    );
-    stop.cancel();
-    let drained = tokio::time::timeout(config.drain_timeout, async {
-        while let Some(done) = tasks.join_next().await {
-            log_task_end(done);
-        }
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!(
-            connections = tasks.len(),
-            "zap: drain timeout of {:?} passed; dropping the remaining connections",
-            config.drain_timeout
-        );
-        tasks.shutdown().await;
-    }
-    tracing::info!("zap: server stopped");
-    Ok(())
-}
-
-fn log_task_end(done: Result<(), tokio::task::JoinError>) {
-    if let Err(e) = done {
-        if e.is_panic() {
-            tracing::error!("zap: a connection task panicked (a handler bug?): {e}");
-        }
-    }
+    Server::new(listener, service, config).run(shutdown).await
 }

@@ -140,13 +140,13 @@ impl Results {
             Kind::Failed(status) => Lookup::Failed(status),
             Kind::TooLarge(len) => Lookup::TooLarge(len),
             Kind::Ok { start, len } => {
-                if start + (self.max_bytes as u64) < self.head {
+                if start.saturating_add(self.max_bytes as u64) < self.head {
                     // Overwritten since (normally evicted already; a failed record at
                     // the front can hold an older body's record back).
                     return Lookup::Unknown;
                 }
                 let phys = (start % self.max_bytes as u64) as usize;
-                match self.ring.get(phys..phys + len as usize) {
+                match self.ring.get(phys..phys.saturating_add(len as usize)) {
                     Some(body) => Lookup::Ok(body),
                     None => Lookup::Unknown,
                 }

@@ -13,9 +13,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use zap_runtime::http::{serve_http, HttpConfig};
+use zap_runtime::http::{CancellationToken, HttpConfig, HttpServer, ServerStats};
 use zap_runtime::rpc::Status;
 use zap_runtime::ZapStruct;
 use zap_runtime::{json, Builder, CallError, MethodInfo, Object, ObjectBuilder, Reply, Service};
@@ -77,6 +76,34 @@ impl ZapStruct for Number {
     }
 }
 
+/// A response type whose JSON serialization always fails (its wire form is a
+/// [`Number`]'s): what a broken `Serialize` implementation looks like to the server.
+#[derive(Debug, Default)]
+pub struct Unserializable;
+
+impl Serialize for Unserializable {
+    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom(
+            "Unserializable refuses to be JSON",
+        ))
+    }
+}
+
+impl ZapStruct for Unserializable {
+    const NAME: &'static str = "Unserializable";
+    const SIZE: usize = 8;
+    const JSON_FIELDS: &'static [&'static str] = &[];
+    const INLINE: bool = true;
+    type Reader<'a> = Object<'a>;
+    fn reader(obj: Object<'_>) -> Object<'_> {
+        obj
+    }
+    fn from_reader(_: Object<'_>) -> Self {
+        Unserializable
+    }
+    fn write_fields(&self, _: &mut ObjectBuilder<'_>) {}
+}
+
 /// How many `calc_slow` calls have started, so a test can wait for one to be in flight.
 pub static SLOW_CALLS_STARTED: AtomicUsize = AtomicUsize::new(0);
 
@@ -102,7 +129,7 @@ const fn method(
     json_name: &'static str,
     request: Option<&'static str>,
     params_to_wire: fn(Option<&Value>, &mut Builder) -> Result<(), json::ParamsError>,
-    result_to_json: fn(&[u8]) -> Result<Value, zap_runtime::ParseError>,
+    result_to_json: fn(&[u8]) -> Result<Value, json::ResultError>,
 ) -> MethodInfo {
     MethodInfo {
         ordinal,
@@ -163,6 +190,15 @@ impl Service for Calc {
             json::no_params,
             json::result_to_json::<Number>,
         ),
+        // Answers a valid message whose JSON serialization fails.
+        method(
+            6,
+            "unserializable",
+            "calc_unserializable",
+            None,
+            json::no_params,
+            json::result_to_json::<Unserializable>,
+        ),
     ];
 
     async fn call<'a>(
@@ -204,15 +240,20 @@ impl Service for Calc {
                 Ok(Reply::Message)
             }
             5 => Ok(Reply::Message),
+            6 => {
+                Number { value: 6 }.encode(out)?;
+                Ok(Reply::Message)
+            }
             _ => Err(CallError::unknown_method("Calc", ordinal)),
         }
     }
 }
 
-/// A running server: its address, and the means to stop it and wait for it.
+/// A running server: its address and counters, and the means to stop it and wait for it.
 pub struct Server {
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
+    pub stats: ServerStats,
+    stop: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
 }
 
@@ -221,23 +262,21 @@ impl Server {
     pub async fn start(config: HttpConfig) -> Server {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let shutdown = async move {
-            let _ = stopped.await;
-        };
-        let task = tokio::spawn(serve_http(listener, Arc::new(Calc), config, shutdown));
+        let server = HttpServer::new(listener, Arc::new(Calc), config);
+        let stats = server.stats();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(server.run(stop.clone()));
         Server {
             addr,
-            stop: Some(stop),
+            stats,
+            stop,
             task,
         }
     }
 
     /// Ask for a graceful shutdown (returns at once).
     pub fn begin_shutdown(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.stop.cancel();
     }
 
     /// Shut down and wait until `serve_http` has returned.

@@ -9,11 +9,11 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use zap_runtime::frame::{encode_frame, Direction, FrameDecoder};
 use zap_runtime::rpc::{Request, Response, Status};
-use zap_runtime::server::{serve, ServerConfig};
+use zap_runtime::server::{CancellationToken, Server, ServerConfig, ServerStats};
 use zap_runtime::{Builder, CallError, Message, MethodInfo, Reply, Service};
 
 /// Method ordinals of [`Calc`].
@@ -22,11 +22,38 @@ pub const FAIL: u32 = 2;
 pub const SLOW: u32 = 3;
 pub const DOUBLE: u32 = 4;
 pub const NOTHING: u32 = 5;
+pub const GATED: u32 = 6;
 
 /// A tiny service written by hand against the `Service` contract:
 /// 1 add(u64 @0, u64 @8) → {u64 @0}; 2 always 500; 3 sleep(u64 @0 ms) then
-/// echo {u64 @8 at @0}; 4 double(u64 @0) → {u64 @0}; 5 → empty body.
-pub struct Calc;
+/// echo {u64 @8 at @0}; 4 double(u64 @0) → {u64 @0}; 5 → empty body;
+/// 6 enter the [`Gate`], wait there until released, then echo {u64 @0}.
+#[derive(Default)]
+pub struct Calc {
+    pub gate: Arc<Gate>,
+}
+
+/// Where a `GATED` call stops: the test learns the handler is running (`entered`)
+/// and decides when it may finish (`release`), so nothing depends on a clock.
+#[derive(Default)]
+pub struct Gate {
+    entered: Notify,
+    release: Notify,
+}
+
+impl Gate {
+    /// Wait (up to 5 s) until a `GATED` handler is running.
+    pub async fn entered(&self) {
+        tokio::time::timeout(Duration::from_secs(5), self.entered.notified())
+            .await
+            .expect("the gated call starts within 5 s");
+    }
+
+    /// Let one waiting (or the next) `GATED` handler finish.
+    pub fn release(&self) {
+        self.release.notify_one();
+    }
+}
 
 fn parse(payload: &[u8]) -> Result<Message<'_>, CallError> {
     Message::parse(payload)
@@ -63,6 +90,12 @@ impl Service for Calc {
             }
             DOUBLE => answer(out, parse(payload)?.root().u64(0).wrapping_mul(2)),
             NOTHING => Ok(Reply::Empty),
+            GATED => {
+                let v = parse(payload)?.root().u64(0);
+                self.gate.entered.notify_one();
+                self.gate.release.notified().await;
+                answer(out, v)
+            }
             n => Err(CallError::unknown_method(Self::NAME, n)),
         }
     }
@@ -85,10 +118,13 @@ pub fn value(body: &[u8]) -> u64 {
         .u64(0)
 }
 
-/// A running server and the switch that shuts it down.
+/// A running server, its counters, its service's gate, and the switch that shuts it
+/// down.
 pub struct TestServer {
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
+    pub stats: ServerStats,
+    pub gate: Arc<Gate>,
+    stop: CancellationToken,
     task: Option<JoinHandle<io::Result<()>>>,
 }
 
@@ -96,23 +132,36 @@ impl TestServer {
     /// Serve `Calc` on 127.0.0.1:0 with `config`.
     pub async fn start(config: ServerConfig) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        TestServer::start_on(listener, config)
+    }
+
+    /// Serve `Calc` on `listener` with `config`.
+    pub fn start_on(listener: TcpListener, config: ServerConfig) -> TestServer {
         let addr = listener.local_addr().expect("local addr");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(serve(listener, Arc::new(Calc), config, async {
-            let _ = stopped.await;
-        }));
+        let calc = Calc::default();
+        let gate = Arc::clone(&calc.gate);
+        let server = Server::new(listener, Arc::new(calc), config);
+        let stats = server.stats();
+        let stop = CancellationToken::new();
+        let task = tokio::spawn(server.run(stop.clone()));
         TestServer {
             addr,
-            stop: Some(stop),
+            stats,
+            gate,
+            stop,
             task: Some(task),
         }
     }
 
+    /// Trigger shutdown (returns at once: the server stops accepting and its
+    /// connections finish what they have read).
+    pub fn begin_shutdown(&self) {
+        self.stop.cancel();
+    }
+
     /// Trigger shutdown and wait (bounded) for `serve` to return.
     pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
+        self.stop.cancel();
         let task = self.task.take().expect("not shut down twice");
         let done = tokio::time::timeout(Duration::from_secs(20), task)
             .await
@@ -204,6 +253,19 @@ impl Raw {
     pub async fn is_closed_by_server(&mut self) -> bool {
         self.answer().await.is_none()
     }
+}
+
+/// Poll `condition` every 5 ms until it holds; panic naming `what` if it does not
+/// within 5 s.
+pub async fn until(what: &str, mut condition: impl FnMut() -> bool) {
+    let polled = async {
+        while !condition() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), polled)
+        .await
+        .unwrap_or_else(|_| panic!("not within 5 s: {what}"));
 }
 
 /// A short config for tests.

@@ -104,9 +104,13 @@ pub fn proc_status_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Open file descriptors of this process (sockets included).
+/// Open file descriptors of this process (sockets included). Panics where
+/// `/proc/self/fd` cannot be read: a leak check that cannot count must fail, not pass.
 pub fn open_fds() -> usize {
-    std::fs::read_dir("/proc/self/fd").map_or(0, |d| d.count())
+    match std::fs::read_dir("/proc/self/fd") {
+        Ok(fds) => fds.count(),
+        Err(e) => panic!("cannot count open file descriptors in /proc/self/fd: {e}"),
+    }
 }
 
 /// The soft limit on open files (`ulimit -n`), or 1024 if unknown.
@@ -129,11 +133,13 @@ pub fn mib(bytes: usize) -> f64 {
 // The servers
 // ---------------------------------------------------------------------------------------
 
-/// Both servers of the example in this process, with the ZAP server's counters.
+/// Both servers of the example in this process, with their counters.
 pub struct Running {
     pub zap: SocketAddr,
     pub http: SocketAddr,
     pub stats: ServerStats,
+    /// The HTTP server's counters.
+    pub http_stats: ServerStats,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<io::Result<()>>,
 }
@@ -142,7 +148,6 @@ impl Running {
     /// Bind both transports on 127.0.0.1 port 0 with these limits and serve.
     pub async fn start(zap: ServerConfig, http: HttpConfig) -> Running {
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-        let stats = zap.stats.clone();
         let config = Config {
             zap_addr: loopback,
             http_addr: loopback,
@@ -152,6 +157,7 @@ impl Running {
         };
         let servers = Servers::bind(config).await.expect("bind on port 0");
         let (zap, http) = (servers.zap_addr(), servers.http_addr());
+        let (stats, http_stats) = (servers.zap_stats(), servers.http_stats());
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(servers.serve(async move {
             let _ = stopped.await;
@@ -160,6 +166,7 @@ impl Running {
             zap,
             http,
             stats,
+            http_stats,
             stop: Some(stop),
             task,
         }

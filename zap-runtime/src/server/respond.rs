@@ -9,38 +9,66 @@ use crate::{Message, HEADER_SIZE, MAGIC, VERSION2};
 const ROOT: usize = HEADER_SIZE;
 /// Where a non-empty body lands: right after the fixed section.
 const BODY_AT: usize = ROOT + response::SIZE;
-/// The largest body a response frame can carry (`len` is a u32 counting the dir byte).
-pub(crate) const MAX_BODY: usize = u32::MAX as usize - 1 - BODY_AT;
 
-/// Append the frame `[len][dir 2][Response envelope]` to `out`.
+/// Append the frame `[len][dir 2][Response envelope]` to `out` and return the status
+/// written: `status`, or 500 when `body` is too large for a frame (its `len` is a u32),
+/// with a text saying so as the body instead.
 ///
 /// The bytes are those of `Response { status, promise_id, body }.encode(..)` framed by
 /// `encode_frame` (checked by a test), written without an intermediate builder: one
-/// copy of the body, no allocation once `out` has grown. `body` must be at most
-/// [`MAX_BODY`] bytes (the caller answers 500 instead).
-pub(crate) fn put_response(out: &mut Vec<u8>, status: Status, promise_id: u32, body: &[u8]) {
-    debug_assert!(body.len() <= MAX_BODY);
-    let size = (BODY_AT + body.len()) as u32;
+/// copy of the body, no allocation once `out` has grown.
+pub(crate) fn put_response(
+    out: &mut Vec<u8>,
+    status: Status,
+    promise_id: u32,
+    body: &[u8],
+) -> Status {
+    let Some(sizes) = Sizes::of(body.len()) else {
+        let text = format!("response of {} bytes does not fit a frame", body.len());
+        // A short text always fits, so this recursion ends at once.
+        return put_response(out, Status::INTERNAL, promise_id, text.as_bytes());
+    };
     let mut head = [0u8; FRAME_HEADER + BODY_AT];
     let mut put = |at: usize, bytes: &[u8]| head[at..at + bytes.len()].copy_from_slice(bytes);
-    put(0, &(size + 1).to_le_bytes());
+    put(0, &sizes.frame_len.to_le_bytes());
     put(4, &[Direction::Response as u8]);
     let msg = FRAME_HEADER;
     put(msg, &MAGIC);
     put(msg + 4, &VERSION2.to_le_bytes());
     put(msg + 6, &RPC_FLAGS.to_le_bytes());
     put(msg + 8, &(ROOT as u32).to_le_bytes());
-    put(msg + 12, &size.to_le_bytes());
+    put(msg + 12, &sizes.message.to_le_bytes());
     let obj = msg + ROOT;
     put(obj + response::STATUS, &status.0.to_le_bytes());
     put(obj + response::PROMISE_ID, &promise_id.to_le_bytes());
     if !body.is_empty() {
         let rel = (BODY_AT - (ROOT + response::BODY)) as u32;
         put(obj + response::BODY, &rel.to_le_bytes());
-        put(obj + response::BODY + 4, &(body.len() as u32).to_le_bytes());
+        put(obj + response::BODY + 4, &sizes.body.to_le_bytes());
     }
     out.extend_from_slice(&head);
     out.extend_from_slice(body);
+    status
+}
+
+/// The length fields of a response frame, each checked to fit its u32.
+struct Sizes {
+    body: u32,
+    /// The message's size field: header, fixed section and body.
+    message: u32,
+    /// The frame's `len`: the message and the direction byte.
+    frame_len: u32,
+}
+
+impl Sizes {
+    fn of(body_len: usize) -> Option<Sizes> {
+        let message = u32::try_from(BODY_AT.checked_add(body_len)?).ok()?;
+        Some(Sizes {
+            body: u32::try_from(body_len).ok()?,
+            message,
+            frame_len: message.checked_add(1)?,
+        })
+    }
 }
 
 /// The PromiseID of a request envelope that `Request::parse` refused, if the message
@@ -77,10 +105,19 @@ mod tests {
         for body in [&b""[..], b"x", b"not found", &[7u8; 300][..]] {
             for (status, id) in [(Status::OK, 1), (Status::NOT_FOUND, u32::MAX)] {
                 let mut out = vec![0xEE]; // appends after what is there
-                put_response(&mut out, status, id, body);
+                assert_eq!(put_response(&mut out, status, id, body), status);
                 assert_eq!(out[1..], reference(status, id, body)[..], "body {body:?}");
             }
         }
+    }
+
+    #[test]
+    fn the_largest_body_fits_and_one_more_byte_does_not() {
+        let max = u32::MAX as usize - 1 - BODY_AT;
+        let sizes = Sizes::of(max).expect("fits");
+        assert_eq!(sizes.frame_len, u32::MAX);
+        assert!(Sizes::of(max + 1).is_none());
+        assert!(Sizes::of(usize::MAX).is_none());
     }
 
     #[test]

@@ -1,0 +1,244 @@
+//! The accept loop and the drain shared by the ZAP/TCP server and the HTTP server, so
+//! both have the same connection limit, the same shutdown signal and the same drain.
+//!
+//! * **Limit: refuse, do not queue.** A connection accepted while `max_connections` are
+//!   open is closed at once and counted in [`ServerStats::refused`]. The peer learns
+//!   straight away that the server is full (a queued peer cannot tell a full server
+//!   from a dead one), and the listen backlog keeps being emptied, so a burst does not
+//!   leave the kernel dropping new connection attempts.
+//! * **Shutdown** is a [`CancellationToken`]: once cancelled, nothing more is accepted
+//!   and the listener is closed; each connection sees the same token and finishes what
+//!   it has read.
+//! * **Drain:** the loop then waits for every connection to end, at most the drain
+//!   timeout, and drops the connections still open after it.
+
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+/// How long the accept loop pauses after a failed `accept` (e.g. out of file
+/// descriptors), so that it does not spin.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
+
+/// Live counters of a running server (ZAP/TCP or HTTP): connections open now, accepted
+/// and refused (over `max_connections`) so far. Cheap: three atomics touched once per
+/// connection, never per call. Clones share the counters.
+///
+/// Get one from the server before running it: `server::Server::stats` (ZAP/TCP) or
+/// `http::HttpServer::stats`.
+#[derive(Clone, Debug, Default)]
+pub struct ServerStats(Arc<Counters>);
+
+#[derive(Debug, Default)]
+struct Counters {
+    active: AtomicUsize,
+    accepted: AtomicU64,
+    refused: AtomicU64,
+}
+
+impl ServerStats {
+    /// Connections being served now: accepted, and their task not yet ended.
+    pub fn active_connections(&self) -> usize {
+        self.0.active.load(Ordering::Relaxed)
+    }
+
+    /// Connections accepted (and served) since the server started.
+    pub fn accepted(&self) -> u64 {
+        self.0.accepted.load(Ordering::Relaxed)
+    }
+
+    /// Connections closed at once because `max_connections` were already open.
+    pub fn refused(&self) -> u64 {
+        self.0.refused.load(Ordering::Relaxed)
+    }
+
+    /// Count a connection open until the returned guard is dropped.
+    fn open(&self) -> Open {
+        self.0.accepted.fetch_add(1, Ordering::Relaxed);
+        self.0.active.fetch_add(1, Ordering::Relaxed);
+        Open(self.clone())
+    }
+}
+
+/// One open connection: counted as active until dropped (also when its task is
+/// aborted at the end of the drain).
+struct Open(ServerStats);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        (self.0).0.active.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// A server bound to its listener but not yet running: the listener, the service it
+/// will serve, its configuration `C` and its counters. The ZAP/TCP server
+/// (`server::Server`, `C` = `ServerConfig`) and the HTTP server (`http::HttpServer`,
+/// `C` = `HttpConfig`) are this type, each with its own `run(shutdown)`.
+pub struct Bound<S, C> {
+    pub(crate) listener: TcpListener,
+    pub(crate) service: Arc<S>,
+    pub(crate) config: C,
+    pub(crate) stats: ServerStats,
+}
+
+impl<S, C> Bound<S, C> {
+    /// A server for `service` on the connections of `listener`, with the limits of
+    /// `config`. Nothing is accepted until it is run.
+    pub fn new(listener: TcpListener, service: Arc<S>, config: C) -> Self {
+        Bound {
+            listener,
+            service,
+            config,
+            stats: ServerStats::default(),
+        }
+    }
+
+    /// The live counters of this server (open, accepted and refused connections): a
+    /// handle that stays valid while and after the server runs.
+    pub fn stats(&self) -> ServerStats {
+        self.stats.clone()
+    }
+
+    /// The address the listener is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+}
+
+impl<S, C: core::fmt::Debug> core::fmt::Debug for Bound<S, C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Bound")
+            .field("listener", &self.listener)
+            .field("config", &self.config)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The settings of a server's configuration that the accept loop needs.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Limits {
+    /// Names the server in log lines (`"zap"`, `"http"`).
+    pub name: &'static str,
+    /// Most connections served at once; more are refused (closed at once).
+    pub max_connections: usize,
+    /// After shutdown, how long connections get to finish before they are dropped.
+    pub drain_timeout: Duration,
+}
+
+impl<S, C> Bound<S, C> {
+    /// Run the server: make the per-connection function `serve` from the service, the
+    /// configuration and the shutdown token (`make`); accept connections and run
+    /// `serve(stream, peer)` for each in its own task until `shutdown` is cancelled;
+    /// then close the listener and drain (see the [module docs](self)). Each connection
+    /// watches the shutdown token `make` was given. Accept errors are logged and
+    /// retried.
+    pub(crate) async fn accept_and_drain<M, F, Fut>(
+        self,
+        limits: Limits,
+        shutdown: CancellationToken,
+        make: M,
+    ) where
+        M: FnOnce(Arc<S>, C, CancellationToken) -> F,
+        F: FnMut(TcpStream, SocketAddr) -> Fut,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let Bound {
+            listener,
+            service,
+            config,
+            stats,
+        } = self;
+        let mut serve = make(service, config, shutdown.clone());
+        let Limits {
+            name,
+            max_connections,
+            drain_timeout,
+        } = limits;
+        let mut tasks = JoinSet::new();
+        loop {
+            let accepted = tokio::select! {
+                biased;
+                () = shutdown.cancelled() => break,
+                Some(done) = tasks.join_next(), if !tasks.is_empty() => {
+                    log_task_end(name, done);
+                    continue;
+                }
+                accepted = listener.accept() => accepted,
+            };
+            let (stream, peer) = match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    tracing::warn!(server = name, "accept failed: {e}; retrying");
+                    tokio::select! {
+                        () = shutdown.cancelled() => break,
+                        () = tokio::time::sleep(ACCEPT_BACKOFF) => continue,
+                    }
+                }
+            };
+            // Only this loop opens connections, so the count cannot pass the limit.
+            if stats.active_connections() >= max_connections {
+                stats.0.refused.fetch_add(1, Ordering::Relaxed);
+                tracing::warn!(
+                    server = name,
+                    %peer,
+                    "refusing connection: {max_connections} connections already open (max_connections)"
+                );
+                drop(stream);
+                continue;
+            }
+            tracing::debug!(server = name, %peer, "accepted connection");
+            let open = stats.open();
+            let connection = serve(stream, peer);
+            tasks.spawn(async move {
+                connection.await;
+                drop(open);
+            });
+        }
+        drop(listener);
+        drain(tasks, name, drain_timeout).await;
+    }
+}
+
+/// Wait for every connection task to end, at most `drain_timeout`; then drop (abort)
+/// the ones still running.
+async fn drain(mut tasks: JoinSet<()>, name: &'static str, drain_timeout: Duration) {
+    tracing::info!(
+        server = name,
+        connections = tasks.len(),
+        "shutting down: stopped accepting, draining connections"
+    );
+    let drained = tokio::time::timeout(drain_timeout, async {
+        while let Some(done) = tasks.join_next().await {
+            log_task_end(name, done);
+        }
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            server = name,
+            connections = tasks.len(),
+            "drain timeout of {drain_timeout:?} passed; dropping the remaining connections"
+        );
+        tasks.shutdown().await;
+    }
+    tracing::info!(server = name, "server stopped");
+}
+
+fn log_task_end(name: &'static str, done: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = done {
+        if e.is_panic() {
+            tracing::error!(
+                server = name,
+                "a connection task panicked (a handler bug?): {e}"
+            );
+        }
+    }
+}

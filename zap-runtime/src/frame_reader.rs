@@ -1,0 +1,156 @@
+//! The read side of a framed ZAP/TCP connection, the one loop shared by the server's
+//! connections and the client: read into a buffer that is reused, decode complete
+//! frames from its front with a [`FrameDecoder`], hand them out, and keep only the
+//! unfinished frame for the next read.
+
+use std::io;
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+use crate::error::FrameError;
+use crate::frame::{Frame, FrameDecoder};
+
+/// Starting capacity of the read buffer.
+const BUF_START: usize = 16 << 10;
+/// Read only with at least this much room (grown for a large frame whose length is known).
+const MIN_READ_ROOM: usize = 4 << 10;
+/// A buffer that grew past this for one large frame is given back once empty.
+const BUF_KEEP: usize = 1 << 20;
+
+/// A connection's read buffer and frame decoder.
+///
+/// Use: [`FrameReader::next_frame`] until it returns `Ok(None)`, then
+/// [`FrameReader::read_from`] the socket, and again. Frames borrow the buffer, so each
+/// must be handled before the next read.
+#[derive(Debug)]
+pub(crate) struct FrameReader {
+    decoder: FrameDecoder,
+    buf: Vec<u8>,
+    /// Bytes at the front of `buf` already handed out as frames.
+    used: usize,
+}
+
+impl FrameReader {
+    /// A reader refusing frames whose `len` exceeds `max_frame`.
+    pub(crate) fn new(max_frame: u32) -> Self {
+        FrameReader {
+            decoder: FrameDecoder::new(max_frame),
+            buf: Vec::with_capacity(BUF_START),
+            used: 0,
+        }
+    }
+
+    /// The next complete frame in the buffer; `Ok(None)` when only part of one (or
+    /// nothing) is there. An error means the stream is corrupt: close the connection.
+    pub(crate) fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FrameError> {
+        match self.decoder.decode(&self.buf[self.used..])? {
+            Some((frame, len)) => {
+                self.used += len;
+                Ok(Some(frame))
+            }
+            None => Ok(None),
+        }
+    }
+
+    /// Bytes received of a frame not yet complete.
+    pub(crate) fn pending(&self) -> usize {
+        self.buf.len() - self.used
+    }
+
+    /// Read once from `source` into the buffer, after dropping the frames handed out
+    /// and making room. `Ok(0)` is the end of the stream ([`FrameReader::pending`] says
+    /// whether it cut a frame short). Cancel-safe: dropping the future loses no bytes.
+    pub(crate) async fn read_from<R: AsyncRead + Unpin>(
+        &mut self,
+        source: &mut R,
+    ) -> io::Result<usize> {
+        self.drop_used();
+        self.make_room();
+        source.read_buf(&mut self.buf).await
+    }
+
+    fn drop_used(&mut self) {
+        self.buf.drain(..self.used);
+        self.used = 0;
+        if self.buf.is_empty() && self.buf.capacity() > BUF_KEEP {
+            self.buf = Vec::with_capacity(BUF_START);
+        }
+    }
+
+    /// Make room to read: at least `MIN_READ_ROOM`, and for a frame whose length is
+    /// known, room for its rest, but never more than the bytes already buffered (or
+    /// `BUF_START`). The buffer so grows geometrically with the bytes that really
+    /// arrive: a peer that announces a large frame and sends a few bytes of it pins a
+    /// few KiB, not the announced length (at most twice what it sent). Allocates only
+    /// when the buffer is too small.
+    fn make_room(&mut self) {
+        // The length word is the peer's: checked, so no announced value can wrap.
+        let frame_total = self.buf.first_chunk::<4>().map_or(0, |len| {
+            usize::try_from(u32::from_le_bytes(*len))
+                .ok()
+                .and_then(|len| len.checked_add(4))
+                .unwrap_or(usize::MAX)
+        });
+        let want = frame_total
+            .saturating_sub(self.buf.len())
+            .min(self.buf.len().max(BUF_START))
+            .max(MIN_READ_ROOM);
+        if self.buf.capacity() - self.buf.len() < want {
+            self.buf.reserve(want);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::{encode_frame, Direction};
+
+    /// Frames split at every byte boundary come out whole and in order, and the
+    /// buffer never holds more than the unfinished frame after a read.
+    #[tokio::test]
+    async fn frames_split_across_reads_come_out_whole() {
+        let mut stream = Vec::new();
+        for envelope in [&b"one"[..], b"", b"three", &[9u8; 5000][..]] {
+            encode_frame(&mut stream, Direction::Request, envelope).unwrap();
+        }
+        let mut reader = FrameReader::new(1 << 20);
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let mut source = &stream[..];
+        for step in 1.. {
+            // Feed at most 7 bytes a read.
+            let take = source.len().min(7);
+            let mut chunk = &source[..take];
+            source = &source[take..];
+            let n = reader.read_from(&mut chunk).await.unwrap();
+            assert_eq!(n, take, "step {step}");
+            while let Some(frame) = reader.next_frame().unwrap() {
+                got.push(frame.envelope.to_vec());
+            }
+            if take == 0 {
+                break;
+            }
+        }
+        assert_eq!(got.len(), 4);
+        assert_eq!((&got[0][..], &got[2][..]), (&b"one"[..], &b"three"[..]));
+        assert_eq!(got[3], vec![9u8; 5000]);
+        assert_eq!(reader.pending(), 0);
+    }
+
+    /// A peer announcing a 4 GiB frame and sending 8 bytes of it pins a few KiB.
+    #[tokio::test]
+    async fn a_large_announced_length_does_not_reserve_it() {
+        let mut reader = FrameReader::new(u32::MAX);
+        let mut head = &[0xFF, 0xFF, 0xFF, 0xFF, 1, 0, 0, 0][..];
+        reader.read_from(&mut head).await.unwrap();
+        assert!(reader.next_frame().unwrap().is_none());
+        let mut empty = &[][..];
+        assert_eq!(reader.read_from(&mut empty).await.unwrap(), 0);
+        assert_eq!(reader.pending(), 8);
+        assert!(
+            reader.buf.capacity() <= 2 * BUF_START,
+            "{}",
+            reader.buf.capacity()
+        );
+    }
+}

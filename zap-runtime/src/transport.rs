@@ -1,0 +1,46 @@
+//! How a client reaches a service: the [`Transport`] trait that generated client stubs
+//! are generic over, and [`ClientError`], why a call through one failed. Implemented by
+//! the TCP client ([`crate::client::Client`], feature `client`) and by
+//! [`Local`](crate::Local), which calls a service in-process.
+
+use std::future::Future;
+
+use crate::error::ParseError;
+use crate::rpc::Status;
+
+/// Why a client call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server answered with a non-200 status.
+    #[error("server answered {status}: {message}")]
+    Status { status: Status, message: String },
+    /// The connection is closed (or closed while the call was in flight).
+    #[error("connection closed{}", if .0.is_empty() { String::new() } else { format!(": {}", .0) })]
+    Closed(String),
+    /// No answer within the call's timeout.
+    #[error("no answer within {0:?}")]
+    Timeout(std::time::Duration),
+    /// The socket failed.
+    #[error("i/o error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The answer is not a valid message of the response type.
+    #[error("response is not a valid message: {0}")]
+    Decode(#[from] ParseError),
+    /// The peer broke the protocol (bad frame, bad envelope).
+    #[error("protocol error: {0}")]
+    Protocol(String),
+    /// The call could not be encoded: its request message is over the builder's limit.
+    #[error("cannot encode the call: {0}")]
+    Build(#[from] crate::error::BuildError),
+}
+
+/// How a generated client stub sends a call: implemented by the TCP client (and by
+/// anything else that can carry an envelope, e.g. an in-process loopback in tests).
+pub trait Transport: Send + Sync {
+    /// Send method `ordinal` with `payload`; resolve to the response body of a 200.
+    fn call(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send;
+}
