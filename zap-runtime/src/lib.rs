@@ -27,6 +27,8 @@
 //! ```
 
 mod build;
+#[cfg(feature = "cap")]
+pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
 mod error;
