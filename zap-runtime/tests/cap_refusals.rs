@@ -152,6 +152,31 @@ fn a_cached_cap_is_refused_once_it_expires_or_is_revoked() {
 }
 
 #[test]
+fn the_cache_answers_as_a_fresh_check_would() {
+    // Once a chain is cached, the same leaf with a tampered parent or carried key is
+    // still refused: a hit needs every link's CapID and key to match.
+    let p = policy(Scheme::Ed25519);
+    let delegate = key(Scheme::Ed25519, 2);
+    let (chain, root, leaf) = chain(Scheme::Ed25519);
+    p.check(&chain, 1, NOW).unwrap();
+    let bad_root = mutated(&root, |b| b[sig_at(&root) + 3] ^= 0x80);
+    assert!(matches!(
+        unauthorized(p.check(&two_links(&leaf, &delegate, &bad_root), 1, NOW)),
+        Refusal::BrokenChain(_)
+    ));
+    let stranger = key(Scheme::Ed25519, 9);
+    assert!(matches!(
+        unauthorized(p.check(&two_links(&leaf, &stranger, &root), 1, NOW)),
+        Refusal::BrokenChain(_)
+    ));
+    assert!(matches!(
+        unauthorized(p.check(&leaf, 1, NOW)),
+        Refusal::BrokenChain(_)
+    ));
+    p.check(&chain, 1, NOW).unwrap();
+}
+
+#[test]
 fn wrong_target_missing_bits_and_unknown_method_are_forbidden() {
     let p = policy(Scheme::Ed25519);
     let (chain, _, _) = chain(Scheme::Ed25519);

@@ -2,21 +2,24 @@
 //! CapID. All its memory is taken when it is made; a lookup or insert never allocates.
 //!
 //! An entry keeps what a later check must re-judge (the chain's validity window and
-//! every CapID to ask the revocation hook about) and what it grants. Only a chain that
-//! passed every check is stored; a CapID commits to its parent's CapID and so to the
-//! whole chain, which is why the leaf's CapID is a sufficient key.
+//! every CapID to ask the revocation hook about), what it grants, and the CapID of every
+//! link, so that a hit is taken only for exactly the links that were verified. Only a
+//! chain that passed every check is stored.
 
+use super::chain::MAX_CHAIN_LINKS;
 use super::error::Refusal;
 use super::policy::Grant;
 
 /// Room for the CapIDs of a maximal chain and each secp256k1 link's twin.
-pub(crate) const MAX_IDS: usize = 16;
+pub(crate) const MAX_IDS: usize = 2 * MAX_CHAIN_LINKS;
 const WAYS: usize = 4;
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Entry {
     pub grant: Grant,
+    /// The CapID of every link, leaf first, then the twins' CapIDs.
     ids: [[u8; 32]; MAX_IDS],
+    n_links: usize,
     n_ids: usize,
 }
 
@@ -25,11 +28,12 @@ impl Entry {
         Entry {
             grant,
             ids: [[0; 32]; MAX_IDS],
+            n_links: 0,
             n_ids: 0,
         }
     }
 
-    pub fn push_id(&mut self, id: [u8; 32]) -> Result<(), Refusal> {
+    fn push(&mut self, id: [u8; 32]) -> Result<(), Refusal> {
         let slot = self
             .ids
             .get_mut(self.n_ids)
@@ -37,6 +41,24 @@ impl Entry {
         *slot = id;
         self.n_ids += 1;
         Ok(())
+    }
+
+    /// Record the next link's CapID (links must all come before any twin).
+    pub fn push_link(&mut self, id: [u8; 32]) -> Result<(), Refusal> {
+        debug_assert_eq!(self.n_links, self.n_ids);
+        self.push(id)?;
+        self.n_links += 1;
+        Ok(())
+    }
+
+    /// Record the CapID of a link's secp256k1 twin (asked of the revocation hook only).
+    pub fn push_twin(&mut self, id: [u8; 32]) -> Result<(), Refusal> {
+        self.push(id)
+    }
+
+    /// The CapIDs of the links, leaf first.
+    pub fn link_ids(&self) -> &[[u8; 32]] {
+        &self.ids[..self.n_links]
     }
 
     /// The CapIDs the revocation hook is asked about.

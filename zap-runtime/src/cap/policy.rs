@@ -4,10 +4,10 @@
 use std::borrow::Cow;
 use std::sync::Mutex;
 
-use super::cache::{Cache, Entry, MAX_IDS};
+use super::cache::{Cache, Entry};
 use super::chain::Presented;
 use super::error::{CapError, Refusal};
-use super::scheme::{twin_signature, PublicKey, Scheme};
+use super::scheme::{issuer_id, twin_signature, PublicKey, Scheme};
 use super::wire::{Capability, KIND_DELEGATE, PERM_ATTENUATE};
 
 /// The revocation hook the server supplies: is the capability with this CapID revoked?
@@ -200,7 +200,9 @@ impl Policy {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner())
                 .get(&leaf_id, presented.len());
-            if let Some(entry) = hit {
+            // A hit only if these are the very links that were verified (every CapID,
+            // every carried key), so a check answers the same with or without the cache.
+            if let Some(entry) = hit.filter(|e| same_links(&presented, e)) {
                 self.recheck(&entry, now)?;
                 return Ok(entry.grant);
             }
@@ -286,10 +288,7 @@ impl Policy {
                 }
                 check_attenuation(&child, &cap)?;
             }
-            entry.push_id(id)?;
-            if let Some(twin) = twin_signature(cap.signature()) {
-                entry.push_id(cap.id_with_signature(&twin))?;
-            }
+            entry.push_link(id)?;
             let key = if i + 1 == p.len() {
                 if !cap.is_root() {
                     return Err(Refusal::BrokenChain(if p.len() == 1 {
@@ -317,12 +316,34 @@ impl Policy {
             signed.push((cap, key));
             child = Some(cap);
         }
+        for (cap, _) in &signed {
+            if let Some(twin) = twin_signature(cap.signature()) {
+                entry.push_twin(cap.id_with_signature(&twin))?;
+            }
+        }
         // Revocation is asked in `recheck`, after this, on hits and misses alike.
         for (cap, key) in &signed {
             key.verify(&cap.canonical_bytes(), cap.signature())?;
         }
         Ok(entry)
     }
+}
+
+/// True if `p` holds exactly the links `entry` was verified from: the same CapIDs in
+/// order, each non-root link carrying a key that hashes to its issuer, the root none.
+/// Hashes only; never allocates.
+fn same_links(p: &Presented<'_>, entry: &Entry) -> bool {
+    let ids = entry.link_ids();
+    p.len() == ids.len()
+        && p.links().zip(ids).enumerate().all(|(i, ((cap, key), id))| {
+            let key_ok = if i + 1 == ids.len() {
+                key.is_empty()
+            } else {
+                &issuer_id(key) == cap.issuer()
+            };
+            // The leaf's CapID is the cache key, already compared.
+            key_ok && (i == 0 || &cap.id() == id)
+        })
 }
 
 /// The delegation gate and monotonicity between a child and its parent.
@@ -350,5 +371,3 @@ fn check_attenuation(child: &Capability<'_>, parent: &Capability<'_>) -> Result<
     }
     Ok(())
 }
-
-const _: () = assert!(MAX_IDS >= 2 * super::chain::MAX_CHAIN_LINKS);
