@@ -189,7 +189,8 @@ impl PublicKey {
     /// Verify a signature footer over `payload`, failing closed: the tag must be this
     /// key's scheme, the bytes between the primitive signature and the tag must be
     /// zero, and (secp256k1) the `v` byte must be 0. A high-S secp256k1 signature is
-    /// accepted (the peers' signers produce both halves); see [`twin_signature`].
+    /// accepted (the peers' signers produce both halves); the policy also asks the
+    /// revocation hook about the CapID of its `(r, n - s)` twin.
     pub fn verify(&self, payload: &[u8], sig: &[u8; SIG_SIZE]) -> Result<(), Refusal> {
         let tag = sig[ALG_TAG_OFFSET];
         let scheme = Scheme::from_tag(tag)?;
