@@ -371,3 +371,10 @@ fn check_attenuation(child: &Capability<'_>, parent: &Capability<'_>) -> Result<
     }
     Ok(())
 }
+
+// A server shares one policy between its connections.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Policy>();
+    shared::<PublicKey>();
+};
