@@ -30,6 +30,8 @@
 #[cfg(any(feature = "server", feature = "http"))]
 mod accept;
 mod builder;
+#[cfg(feature = "cap")]
+pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
 mod error;

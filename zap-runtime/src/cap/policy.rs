@@ -1,0 +1,380 @@
+//! The server side: which issuers are trusted, which target this server is, which bits
+//! each method needs, and the check a request's `Cap` field must pass.
+
+use std::borrow::Cow;
+use std::sync::Mutex;
+
+use super::cache::{Cache, Entry};
+use super::chain::Presented;
+use super::error::{CapError, Refusal};
+use super::scheme::{issuer_id, twin_signature, PublicKey, Scheme};
+use super::wire::{Capability, KIND_DELEGATE, PERM_ATTENUATE};
+
+/// The revocation hook the server supplies: is the capability with this CapID revoked?
+/// Asked for every link of a chain (and, for a secp256k1 link, also for the CapID of
+/// its `(r, n - s)` twin, which verifies just as well), on every check, cached or not.
+/// It should not allocate, or cache hits will.
+pub trait RevocationCheck: Send + Sync {
+    /// True if `cap_id` is revoked.
+    fn is_revoked(&self, cap_id: &[u8; 32]) -> bool;
+}
+
+impl<F: Fn(&[u8; 32]) -> bool + Send + Sync> RevocationCheck for F {
+    fn is_revoked(&self, cap_id: &[u8; 32]) -> bool {
+        self(cap_id)
+    }
+}
+
+/// What a verified capability grants: the leaf's permissions and target, and the
+/// validity window of the whole chain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Grant {
+    /// The leaf's CapID.
+    pub id: [u8; 32],
+    /// The leaf's permissions.
+    pub permissions: u64,
+    /// The leaf's (and every link's) target.
+    pub target: [u8; 32],
+    /// The latest `IssuedAt` of the chain: not valid before it (less the clock skew).
+    pub not_before: u64,
+    /// The earliest non-zero `ExpiresAt` of the chain, 0 if none expires.
+    pub expires_at: u64,
+    /// Links in the chain (1 for a single root capability).
+    pub links: usize,
+}
+
+/// The default cache capacity (verified capabilities remembered by CapID).
+pub const DEFAULT_CACHE_CAPACITY: usize = 1024;
+/// The default clock skew allowed on not-before (`IssuedAt`), in seconds.
+pub const DEFAULT_CLOCK_SKEW: u64 = 60;
+
+/// A verifier configured for one server: trusted root issuers, the accepted target,
+/// the permission bits each method requires, an optional revocation hook, and a
+/// bounded cache of verified capabilities.
+///
+/// ```
+/// # use zap_runtime::cap::*;
+/// let root = SigningKey::from_secret(Scheme::Ed25519, &[7; 32]).unwrap();
+/// let target = [9u8; 32];
+/// let cap = issue(&Issuance { target, permissions: 0b11, issued_at: 100, ..Default::default() }, &root).unwrap();
+/// let policy = Policy::builder(target).trust(root.public_key().clone()).method(1, 0b01).build();
+/// assert!(policy.check_method(&cap, 1, 200).is_ok());
+/// assert_eq!(policy.check(&cap, 0b100, 200).unwrap_err().status(), 403);
+/// assert_eq!(policy.check(&[], 0b01, 200).unwrap_err().status(), 401);
+/// ```
+pub struct Policy {
+    trusted: Vec<PublicKey>,
+    target: [u8; 32],
+    methods: Vec<(u32, u64)>,
+    revocation: Option<Box<dyn RevocationCheck>>,
+    clock_skew: u64,
+    cache: Option<Mutex<Cache>>,
+}
+
+/// Builds a [`Policy`].
+pub struct PolicyBuilder {
+    policy: Policy,
+    cache_capacity: usize,
+}
+
+impl PolicyBuilder {
+    /// Trust `key` as a root issuer.
+    pub fn trust(mut self, key: PublicKey) -> Self {
+        self.policy.trusted.push(key);
+        self
+    }
+
+    /// Trust every key (e.g. from [`parse_trust_file`](super::parse_trust_file)).
+    pub fn trust_all(mut self, keys: impl IntoIterator<Item = PublicKey>) -> Self {
+        self.policy.trusted.extend(keys);
+        self
+    }
+
+    /// Method `ordinal` requires every bit of `bits`.
+    pub fn method(mut self, ordinal: u32, bits: u64) -> Self {
+        self.policy.methods.retain(|&(m, _)| m != ordinal);
+        self.policy.methods.push((ordinal, bits));
+        self
+    }
+
+    /// The revocation hook.
+    pub fn revocation(mut self, hook: impl RevocationCheck + 'static) -> Self {
+        self.policy.revocation = Some(Box::new(hook));
+        self
+    }
+
+    /// Seconds a capability's `IssuedAt` may lie in the future (clock skew between
+    /// issuer and server). Default [`DEFAULT_CLOCK_SKEW`].
+    pub fn clock_skew(mut self, seconds: u64) -> Self {
+        self.policy.clock_skew = seconds;
+        self
+    }
+
+    /// How many verified capabilities to remember (0 turns the cache off). Default
+    /// [`DEFAULT_CACHE_CAPACITY`]. The memory is taken once, here.
+    pub fn cache_capacity(mut self, entries: usize) -> Self {
+        self.cache_capacity = entries;
+        self
+    }
+
+    /// The policy.
+    pub fn build(mut self) -> Policy {
+        self.policy.trusted.sort_by(|a, b| a.id().cmp(b.id()));
+        self.policy.trusted.dedup_by(|a, b| a.id() == b.id());
+        self.policy.methods.sort_unstable();
+        self.policy.cache =
+            (self.cache_capacity > 0).then(|| Mutex::new(Cache::new(self.cache_capacity)));
+        self.policy
+    }
+}
+
+impl Policy {
+    /// A builder for a server whose target id is `target`.
+    pub fn builder(target: [u8; 32]) -> PolicyBuilder {
+        PolicyBuilder {
+            policy: Policy {
+                trusted: Vec::new(),
+                target,
+                methods: Vec::new(),
+                revocation: None,
+                clock_skew: DEFAULT_CLOCK_SKEW,
+                cache: None,
+            },
+            cache_capacity: DEFAULT_CACHE_CAPACITY,
+        }
+    }
+
+    /// The target id this server accepts.
+    pub fn target(&self) -> &[u8; 32] {
+        &self.target
+    }
+
+    /// The bits method `ordinal` requires, if the table names it.
+    pub fn required_bits(&self, ordinal: u32) -> Option<u64> {
+        self.methods
+            .binary_search_by_key(&ordinal, |&(m, _)| m)
+            .ok()
+            .map(|i| self.methods[i].1)
+    }
+
+    /// Check a request's `Cap` field for method `ordinal` at `now` (unix seconds). A
+    /// method missing from the table is refused (403) once the capability is valid.
+    pub fn check_method(&self, cap: &[u8], ordinal: u32, now: u64) -> Result<(), CapError> {
+        let grant = self.verify(cap, now)?;
+        let bits = self
+            .required_bits(ordinal)
+            .ok_or(Refusal::UnknownMethod(ordinal))?;
+        self.authorize(&grant, bits)
+    }
+
+    /// Check a request's `Cap` field: a valid capability (or chain) for this server's
+    /// target granting every bit of `required` (0 asks only for validity).
+    pub fn check(&self, cap: &[u8], required: u64, now: u64) -> Result<(), CapError> {
+        let grant = self.verify(cap, now)?;
+        self.authorize(&grant, required)
+    }
+
+    fn authorize(&self, grant: &Grant, required: u64) -> Result<(), CapError> {
+        if grant.target != self.target {
+            return Err(Refusal::WrongTarget.into());
+        }
+        if grant.permissions & required != required {
+            return Err(Refusal::MissingPermission {
+                required,
+                granted: grant.permissions,
+            }
+            .into());
+        }
+        Ok(())
+    }
+
+    /// Verify a `Cap` field without judging target or permissions: what it grants, or
+    /// why it proves nothing (always [`CapError::Unauthorized`]). A remembered
+    /// capability is re-checked for expiry, not-before and revocation on every call,
+    /// and such a hit allocates nothing.
+    pub fn verify(&self, cap: &[u8], now: u64) -> Result<Grant, CapError> {
+        let presented = Presented::decode(cap)?;
+        let leaf_id = presented.leaf().id();
+        if let Some(cache) = &self.cache {
+            let hit = cache
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(&leaf_id, presented.len());
+            // A hit only if these are the very links that were verified (every CapID,
+            // every carried key), so a check answers the same with or without the cache.
+            if let Some(entry) = hit.filter(|e| same_links(&presented, e)) {
+                self.recheck(&entry, now)?;
+                return Ok(entry.grant);
+            }
+        }
+        let entry = self.verify_links(&presented, now)?;
+        self.recheck(&entry, now)?;
+        if let Some(cache) = &self.cache {
+            cache.lock().unwrap_or_else(|e| e.into_inner()).put(&entry);
+        }
+        Ok(entry.grant)
+    }
+
+    /// What may change between two checks of the same capability: time and revocation.
+    fn recheck(&self, entry: &Entry, now: u64) -> Result<(), Refusal> {
+        let g = &entry.grant;
+        if g.expires_at != 0 && now > g.expires_at {
+            return Err(Refusal::Expired {
+                expires_at: g.expires_at,
+                now,
+            });
+        }
+        if g.not_before > now.saturating_add(self.clock_skew) {
+            return Err(Refusal::NotYetValid {
+                issued_at: g.not_before,
+                now,
+            });
+        }
+        if let Some(hook) = &self.revocation {
+            if entry.ids().iter().any(|id| hook.is_revoked(id)) {
+                return Err(Refusal::Revoked);
+            }
+        }
+        Ok(())
+    }
+
+    fn trusted(&self, issuer: &[u8; 32]) -> Option<&PublicKey> {
+        self.trusted
+            .binary_search_by(|k| k.id().cmp(issuer))
+            .ok()
+            .map(|i| &self.trusted[i])
+    }
+
+    /// The full check of every link, leaf first (cheap checks before signatures).
+    fn verify_links(&self, p: &Presented<'_>, now: u64) -> Result<Entry, Refusal> {
+        let leaf = p.leaf();
+        let mut entry = Entry::new(Grant {
+            id: leaf.id(),
+            permissions: leaf.permissions(),
+            target: *leaf.target(),
+            not_before: 0,
+            expires_at: 0,
+            links: p.len(),
+        });
+        let mut child: Option<Capability<'_>> = None;
+        let mut signed = Vec::with_capacity(p.len());
+        for (i, (cap, key_bytes)) in p.links().enumerate() {
+            if let Some(c) = cap.caveats().next() {
+                return Err(Refusal::UnknownCaveat(c.kind));
+            }
+            let exp = cap.expires_at();
+            if exp != 0 && now > exp {
+                return Err(Refusal::Expired {
+                    expires_at: exp,
+                    now,
+                });
+            }
+            if cap.issued_at() > now.saturating_add(self.clock_skew) {
+                return Err(Refusal::NotYetValid {
+                    issued_at: cap.issued_at(),
+                    now,
+                });
+            }
+            entry.grant.not_before = entry.grant.not_before.max(cap.issued_at());
+            if exp != 0 && (entry.grant.expires_at == 0 || exp < entry.grant.expires_at) {
+                entry.grant.expires_at = exp;
+            }
+            let id = cap.id();
+            if let Some(child) = child {
+                if child.parent() != &id {
+                    return Err(Refusal::BrokenChain(
+                        "a link's Parent is not the CapID of the next link",
+                    ));
+                }
+                check_attenuation(&child, &cap)?;
+            }
+            entry.push_link(id)?;
+            let key = if i + 1 == p.len() {
+                if !cap.is_root() {
+                    return Err(Refusal::BrokenChain(if p.len() == 1 {
+                        "the capability is not a root (its Parent is set) and no chain was presented"
+                    } else {
+                        "the last link of the chain is not a root"
+                    }));
+                }
+                if !key_bytes.is_empty() {
+                    return Err(Refusal::Malformed("the root link carries an issuer key"));
+                }
+                Cow::Borrowed(self.trusted(cap.issuer()).ok_or(Refusal::UnknownIssuer)?)
+            } else {
+                let scheme = Scheme::from_tag(cap.scheme_tag())?;
+                let key = PublicKey::from_bytes(scheme, key_bytes).map_err(|_| {
+                    Refusal::Malformed("a link's issuer key is not a key of its signature's scheme")
+                })?;
+                if key.id() != cap.issuer() {
+                    return Err(Refusal::BrokenChain(
+                        "a link's issuer key does not hash to its Issuer",
+                    ));
+                }
+                Cow::Owned(key)
+            };
+            signed.push((cap, key));
+            child = Some(cap);
+        }
+        for (cap, _) in &signed {
+            if let Some(twin) = twin_signature(cap.signature()) {
+                entry.push_twin(cap.id_with_signature(&twin))?;
+            }
+        }
+        // Revocation is asked in `recheck`, after this, on hits and misses alike.
+        for (cap, key) in &signed {
+            key.verify(&cap.canonical_bytes(), cap.signature())?;
+        }
+        Ok(entry)
+    }
+}
+
+/// True if `p` holds exactly the links `entry` was verified from: the same CapIDs in
+/// order, each non-root link carrying a key that hashes to its issuer, the root none.
+/// Hashes only; never allocates.
+fn same_links(p: &Presented<'_>, entry: &Entry) -> bool {
+    let ids = entry.link_ids();
+    p.len() == ids.len()
+        && p.links().zip(ids).enumerate().all(|(i, ((cap, key), id))| {
+            let key_ok = if i + 1 == ids.len() {
+                key.is_empty()
+            } else {
+                &issuer_id(key) == cap.issuer()
+            };
+            // The leaf's CapID is the cache key, already compared.
+            key_ok && (i == 0 || &cap.id() == id)
+        })
+}
+
+/// The delegation gate and monotonicity between a child and its parent.
+fn check_attenuation(child: &Capability<'_>, parent: &Capability<'_>) -> Result<(), Refusal> {
+    if parent.permissions() & PERM_ATTENUATE == 0 && parent.kind() != KIND_DELEGATE {
+        return Err(Refusal::NotDelegable);
+    }
+    if child.issuer() != parent.holder() {
+        return Err(Refusal::BrokenChain(
+            "a link's Issuer is not its parent's Holder",
+        ));
+    }
+    if child.permissions() & !parent.permissions() != 0 {
+        return Err(Refusal::WidensParent("permissions"));
+    }
+    if child.target() != parent.target() {
+        return Err(Refusal::WidensParent("target"));
+    }
+    if child.kind() != parent.kind() {
+        return Err(Refusal::WidensParent("kind"));
+    }
+    let (c, p) = (child.expires_at(), parent.expires_at());
+    if p != 0 && (c == 0 || c > p) {
+        return Err(Refusal::WidensParent("expiry"));
+    }
+    Ok(())
+}
+
+// A server shares one policy between its connections.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Policy>();
+    shared::<PublicKey>();
+};
