@@ -18,6 +18,8 @@ struct BalanceResponse {
     BlockHash hash32 @24
 }
 
+# `requires 0x1`: a server that checks capabilities answers this call only for a
+# capability granting permission bit 0x1 (an extension of this project; see README).
 interface Eth {
-    getBalance(req: BalanceRequest) returns (resp: BalanceResponse)   # ordinal 1
+    getBalance(req: BalanceRequest) returns (resp: BalanceResponse) requires 0x1   # ordinal 1
 }

@@ -80,6 +80,9 @@ impl std::error::Error for CallError {}
 pub struct MethodInfo {
     /// 1-based ordinal.
     pub ordinal: u32,
+    /// The capability permission bits a call needs (the schema's `requires`); 0 when it
+    /// declares none. Only a server configured with a capability policy checks them.
+    pub permissions: u64,
     /// The method name as written in the schema (`getBalance`).
     pub name: &'static str,
     /// The JSON-RPC method name (`eth_getBalance`).
@@ -94,6 +97,44 @@ pub struct MethodInfo {
     /// The response body to its JSON mapping.
     pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ResultError>,
 }
+
+/// Decides, before any handler runs, whether a call may proceed: the hook both servers
+/// consult for every call when configured with one (see [`Authorizer`]). The
+/// capability policy (`zap_runtime::cap::Policy`, feature `cap`) implements it.
+pub trait Authorize: Send + Sync + core::fmt::Debug {
+    /// `Ok` to run method `ordinal` for a caller presenting `cap` (the request's `Cap`
+    /// field, or the HTTP `Authorization: ZAP-Cap` token; empty when none was given).
+    /// Otherwise the status to answer (401 when `cap` proves nothing, 403 when it does
+    /// not cover the call) with the reason written into `why`. Implementations should
+    /// not allocate when they allow a call: it runs on the hot path.
+    fn authorize(&self, cap: &[u8], ordinal: u32, why: &mut String) -> Result<(), Status>;
+}
+
+/// A shared [`Authorize`] hook, as server configurations hold it. Two are equal when
+/// they are the same hook.
+#[derive(Clone, Debug)]
+pub struct Authorizer(pub std::sync::Arc<dyn Authorize>);
+
+impl Authorizer {
+    /// Share `hook` between servers and connections.
+    pub fn new(hook: impl Authorize + 'static) -> Self {
+        Authorizer(std::sync::Arc::new(hook))
+    }
+
+    /// Run the hook; see [`Authorize::authorize`].
+    #[inline]
+    pub fn authorize(&self, cap: &[u8], ordinal: u32, why: &mut String) -> Result<(), Status> {
+        self.0.authorize(cap, ordinal, why)
+    }
+}
+
+impl PartialEq for Authorizer {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Authorizer {}
 
 /// A generated interface, ready to be served.
 pub trait Service: Send + Sync + 'static {

@@ -74,3 +74,74 @@ fn warm_connection_allocates_nothing_per_request() {
         server.shutdown().await;
     });
 }
+
+/// The same with a capability policy on the server: every call carries a valid
+/// capability, which after the first check is answered from the policy's cache (expiry
+/// and revocation re-checked) without touching the heap.
+#[test]
+fn capability_checks_from_the_cache_allocate_nothing() {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    use zap_runtime::cap::{issue, Issuance, Policy, Scheme, SigningKey};
+
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let key = SigningKey::from_secret(Scheme::Ed25519, &[3; 32]).unwrap();
+    let target = [0x5a; 32];
+    let cap = issue(
+        &Issuance {
+            kind: 1,
+            target,
+            permissions: 1,
+            issued_at: now - 60,
+            expires_at: now + 3600,
+            ..Default::default()
+        },
+        &key,
+    )
+    .unwrap();
+    let policy = Policy::builder(target)
+        .trust(key.public_key().clone())
+        .build();
+    let config = zap_runtime::server::ServerConfig {
+        authorize: Some(zap_runtime::Authorizer::new(policy)),
+        ..quick_config()
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let server = TestServer::start(config).await;
+        let mut stream = TcpStream::connect(server.addr).await.unwrap();
+        stream.set_nodelay(true).unwrap();
+        let mut batch = Vec::new();
+        for i in 0..16 {
+            batch.extend(request_frame_with_cap(
+                ADD,
+                1 + i,
+                0,
+                &pair(u64::from(i), 1),
+                &cap,
+            ));
+        }
+        let mut answers = vec![0u8; 16 * ANSWER_LEN];
+        for _ in 0..100 {
+            round_trip(&mut stream, &batch, 16, &mut answers).await;
+        }
+        let before = allocations();
+        for _ in 0..100 {
+            round_trip(&mut stream, &batch, 16, &mut answers).await;
+        }
+        let used = allocations() - before;
+        let last = Response::parse(&answers[15 * ANSWER_LEN + 5..]).unwrap();
+        assert_eq!((last.status.0, value(last.body)), (200, 16));
+        assert_eq!(
+            used, 0,
+            "heap allocations for 1 600 warm calls with capabilities"
+        );
+        drop(stream);
+        server.shutdown().await;
+    });
+}

@@ -104,14 +104,37 @@ pub struct InterfaceDecl {
     pub methods: Vec<MethodDecl>,
 }
 
-/// `name(params) [returns results]`. The grammar accepts any number of parameters and
-/// results so the checker can say precisely what is wrong.
+/// `name(params) [returns results] [requires BITS]`. The grammar accepts any number of
+/// parameters and results so the checker can say precisely what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDecl {
     pub doc: Vec<String>,
     pub name: Ident,
     pub params: Vec<ParamDecl>,
     pub results: Vec<ParamDecl>,
+    /// `requires 0x1`: the capability permission bits a call needs.
+    pub requires: Option<Bits>,
+}
+
+/// A permission mask as written: decimal or `0x` hex.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bits {
+    pub text: String,
+    pub span: Span,
+}
+
+impl Bits {
+    /// The value, if it fits a `u64`.
+    pub fn value(&self) -> Option<u64> {
+        match self
+            .text
+            .strip_prefix("0x")
+            .or_else(|| self.text.strip_prefix("0X"))
+        {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => self.text.parse().ok(),
+        }
+    }
 }
 
 /// `name: Type` or just `Type`.

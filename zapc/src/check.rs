@@ -63,6 +63,7 @@ const RULES: &[Rule] = &[
     methods::too_many_parameters,
     methods::too_many_results,
     methods::non_struct_parameters,
+    methods::permission_bits_too_large,
     offsets::offset_too_large,
     offsets::struct_too_large,
     offsets::overlapping_slots,

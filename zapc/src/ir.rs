@@ -231,6 +231,9 @@ pub struct Method {
     pub param: Option<Param>,
     /// The result (`resp: BalanceResponse`), if any.
     pub result: Option<Param>,
+    /// The capability permission bits a call needs (`requires 0x1`); 0 when the schema
+    /// says nothing (a server that checks capabilities then asks only for a valid one).
+    pub permissions: u64,
 }
 
 /// A named struct-typed parameter or result of a method.

@@ -197,6 +197,12 @@ impl<'a> Lowering<'_, 'a> {
             ordinal,
             param: self.param(decl.params.first())?,
             result: self.param(decl.results.first())?,
+            permissions: match &decl.requires {
+                Some(bits) => bits
+                    .value()
+                    .ok_or_else(|| unchecked(&bits.span, "permission bits"))?,
+                None => 0,
+            },
         })
     }
 

@@ -10,9 +10,11 @@
 //!   whitespace form: nothing after the header, then one item per indented line. Blank and
 //!   comment lines may sit inside; the block ends at the first line that starts in column
 //!   one. Tabs in that indentation parse but are reported by the checker.
-//! - A field: `Name Type [@Offset]`. A method: `name(PARAMS) [returns RESULT]`, where
-//!   PARAMS is empty or comma-separated `name: Type` / `Type`, and RESULT is
-//!   `(PARAMS)` or a bare `Type`. Any number parse; the checker allows at most one each.
+//! - A field: `Name Type [@Offset]`. A method: `name(PARAMS) [returns RESULT]
+//!   [requires BITS]`, where PARAMS is empty or comma-separated `name: Type` / `Type`,
+//!   RESULT is `(PARAMS)` or a bare `Type`, and BITS the capability permission bits a
+//!   call needs (decimal or `0x` hex). Any number of parameters and results parse; the
+//!   checker allows at most one each.
 //! - Types: a name (built-in, struct or alias), `bytes_fixed[N]`, `list<T>`, `ptr<T>`
 //!   (placement is checked later). `<...>` nesting deeper than [`MAX_TYPE_NESTING`] is
 //!   refused before parsing, so hostile input cannot exhaust the stack.
@@ -28,7 +30,7 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, MethodDecl, Number,
+    AliasDecl, Bits, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, MethodDecl, Number,
     PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
@@ -181,11 +183,22 @@ impl<'s> TreeBuilder<'s> {
             Some(result) => method_results(result)?,
             None => Vec::new(),
         };
+        let requires = match find_child(&pair, Rule::requirement) {
+            Some(req) => {
+                let bits = child(&req, Rule::permission_bits)?;
+                Some(Bits {
+                    text: bits.as_str().to_owned(),
+                    span: span_of(&bits),
+                })
+            }
+            None => None,
+        };
         Ok(MethodDecl {
             doc: doc_above(self.source, pair.as_span().start()),
             name: ident(&child(&pair, Rule::method_name)?),
             params: parameters(child(&pair, Rule::parameters)?)?,
             results,
+            requires,
         })
     }
 

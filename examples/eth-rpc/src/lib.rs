@@ -14,9 +14,11 @@
 //! # }
 //! ```
 
+mod caps;
 pub mod ledger;
 mod serve;
 
+pub use caps::load_policy;
 pub use serve::{Config, Servers};
 
 use zap_runtime::CallError;

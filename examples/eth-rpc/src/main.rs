@@ -2,6 +2,7 @@
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -23,6 +24,11 @@ Example:
     '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":
       {\"id\":1,\"block\":68943,\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}}'
 
+With --cap-trust FILE --cap-target HEX every call needs a ZAP capability: in the
+request's Cap field over ZAP/TCP, as `Authorization: ZAP-Cap <base64>` over HTTP.
+A missing or invalid one is refused with 401 (JSON-RPC -32001), one for another
+target or without the method's permission bits with 403 (-32003).
+
 Logs go to stderr; RUST_LOG sets the level (default info, e.g. RUST_LOG=debug).
 Ctrl-C stops both servers gracefully: requests in flight are answered first.";
 
@@ -36,6 +42,14 @@ struct Args {
     /// Address of the JSON-RPC over HTTP server.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:8545")]
     http_addr: SocketAddr,
+    /// Require a ZAP capability on every call, minted by one of the issuers in FILE (one
+    /// per line: `ed25519|mldsa65|secp256k1 <public key hex>`; `#` starts a comment).
+    /// Needs --cap-target.
+    #[arg(long, value_name = "FILE", requires = "cap_target")]
+    cap_trust: Option<PathBuf>,
+    /// The 32-byte target id capabilities must name, as 64 hex digits. Needs --cap-trust.
+    #[arg(long, value_name = "HEX", requires = "cap_trust")]
+    cap_target: Option<String>,
 }
 
 #[tokio::main]
@@ -59,11 +73,17 @@ async fn main() -> ExitCode {
 }
 
 async fn run(args: Args) -> std::io::Result<()> {
-    let config = Config {
+    let mut config = Config {
         zap_addr: args.zap_addr,
         http_addr: args.http_addr,
         ..Config::default()
     };
+    if let (Some(trust), Some(target)) = (&args.cap_trust, &args.cap_target) {
+        let policy = eth_rpc::load_policy(trust, target).map_err(std::io::Error::other)?;
+        tracing::info!("capabilities required on every call ({policy:?})");
+        config.zap.authorize = Some(policy.clone());
+        config.http.authorize = Some(policy);
+    }
     let servers = Servers::bind(config).await?;
     let http = servers.http_addr();
     tracing::info!(zap = %servers.zap_addr(), %http, "eth-rpc serving; Ctrl-C stops");

@@ -71,6 +71,21 @@ pub struct Policy {
     cache: Option<Mutex<Cache>>,
 }
 
+/// Shows what the policy accepts (target, issuer count, method table), not its cache.
+impl core::fmt::Debug for Policy {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let target: String = self.target.iter().map(|b| format!("{b:02x}")).collect();
+        f.debug_struct("Policy")
+            .field("target", &target)
+            .field("trusted_issuers", &self.trusted.len())
+            .field("methods", &self.methods)
+            .field("revocation", &self.revocation.is_some())
+            .field("clock_skew", &self.clock_skew)
+            .field("cache", &self.cache.is_some())
+            .finish()
+    }
+}
+
 /// Builds a [`Policy`].
 pub struct PolicyBuilder {
     policy: Policy,
@@ -94,6 +109,16 @@ impl PolicyBuilder {
     pub fn method(mut self, ordinal: u32, bits: u64) -> Self {
         self.policy.methods.retain(|&(m, _)| m != ordinal);
         self.policy.methods.push((ordinal, bits));
+        self
+    }
+
+    /// Every method of a service's table with the bits its schema `requires` (a method
+    /// that declares none needs a valid capability only): what a server built from
+    /// generated code passes, e.g. `.methods(EthService::<H>::METHODS)`.
+    pub fn methods(mut self, methods: &[crate::service::MethodInfo]) -> Self {
+        for m in methods {
+            self = self.method(m.ordinal, m.permissions);
+        }
         self
     }
 
@@ -155,6 +180,17 @@ impl Policy {
             .binary_search_by_key(&ordinal, |&(m, _)| m)
             .ok()
             .map(|i| self.methods[i].1)
+    }
+
+    /// What a server asks for a call of method `ordinal` at `now` (unix seconds): a
+    /// method in the table needs a valid capability with its bits; a method the table
+    /// does not name needs a valid capability (the service then answers 404 for an
+    /// ordinal it does not have, so only an authorised caller learns which exist).
+    pub fn check_call(&self, cap: &[u8], ordinal: u32, now: u64) -> Result<(), CapError> {
+        match self.required_bits(ordinal) {
+            Some(bits) => self.check(cap, bits, now),
+            None => self.verify(cap, now).map(|_| ()),
+        }
     }
 
     /// Check a request's `Cap` field for method `ordinal` at `now` (unix seconds). A
@@ -378,3 +414,24 @@ const _: fn() = || {
     shared::<Policy>();
     shared::<PublicKey>();
 };
+
+/// The servers' hook: [`Policy::check_call`] at the current time. Refusals write their
+/// reason (`unauthorized: …` / `forbidden: …`) and answer 401 or 403; an allowed call
+/// with a cached capability allocates nothing.
+impl crate::service::Authorize for Policy {
+    fn authorize(
+        &self,
+        cap: &[u8],
+        ordinal: u32,
+        why: &mut String,
+    ) -> Result<(), crate::rpc::Status> {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        self.check_call(cap, ordinal, now).map_err(|e| {
+            use core::fmt::Write as _;
+            let _ = write!(why, "{e}");
+            crate::rpc::Status(e.status())
+        })
+    }
+}

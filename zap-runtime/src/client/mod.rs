@@ -52,6 +52,9 @@ pub struct ClientConfig {
     /// Request frames queued for the writer at most; further callers wait for room.
     /// Default 1024.
     pub max_queued: usize,
+    /// The capability sent in every call's `Cap` field (a capability message or chain,
+    /// e.g. from `zap_runtime::cap::issue`); empty (the default) sends none.
+    pub cap: Vec<u8>,
 }
 
 impl Default for ClientConfig {
@@ -61,6 +64,7 @@ impl Default for ClientConfig {
             max_frame: DEFAULT_MAX_FRAME,
             connect_timeout: Duration::from_secs(10),
             max_queued: 1024,
+            cap: Vec::new(),
         }
     }
 }
@@ -216,7 +220,7 @@ impl Client {
             method,
             promise_id,
             target,
-            cap: b"",
+            cap: &self.inner.config.cap,
             payload,
         }
         .encode(&mut b)?;

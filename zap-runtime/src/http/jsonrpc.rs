@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::batch::{parse, Body};
 use crate::json::{ParamsError, ResultError};
 use crate::rpc::Status;
-use crate::service::{CallError, MethodInfo, Reply, Service};
+use crate::service::{Authorizer, CallError, MethodInfo, Reply, Service};
 use crate::BuilderPool;
 
 /// The JSON-RPC error codes this server answers with.
@@ -163,6 +163,37 @@ pub async fn handle_jsonrpc<S: Service>(
     body: &[u8],
     max_batch: usize,
 ) -> Option<Vec<u8>> {
+    handle_jsonrpc_as(service, pool, body, max_batch, &Caller::default()).await
+}
+
+/// Who is calling, as far as the server checks it: the [`Authorizer`] to consult and
+/// the capability the request presented. The default allows everything.
+#[derive(Debug)]
+pub struct Caller<'a> {
+    /// The hook that decides each call, if the server has one.
+    pub authorize: Option<&'a Authorizer>,
+    /// The presented capability (from `Authorization: ZAP-Cap`), or why the header could
+    /// not be read (then every call is refused 401 with that reason).
+    pub cap: Result<&'a [u8], &'static str>,
+}
+
+impl Default for Caller<'_> {
+    fn default() -> Self {
+        Caller {
+            authorize: None,
+            cap: Ok(&[]),
+        }
+    }
+}
+
+/// [`handle_jsonrpc`] for `caller`: every call is authorised before its handler runs.
+pub async fn handle_jsonrpc_as<S: Service>(
+    service: &S,
+    pool: &BuilderPool,
+    body: &[u8],
+    max_batch: usize,
+    caller: &Caller<'_>,
+) -> Option<Vec<u8>> {
     let parsed = match parse(body, max_batch) {
         Ok(parsed) => parsed,
         Err(e) => return Some(error_body(RpcError::parse_error(e))),
@@ -177,11 +208,13 @@ pub async fn handle_jsonrpc<S: Service>(
         Body::Batch(batch) => {
             let mut responses = Vec::new();
             for call in batch {
-                responses.extend(handle_one(service, pool, call).await);
+                responses.extend(handle_one(service, pool, call, caller).await);
             }
             (!responses.is_empty()).then(|| to_json(&responses))
         }
-        Body::Single(single) => handle_one(service, pool, single).await.map(|r| to_json(&r)),
+        Body::Single(single) => handle_one(service, pool, single, caller)
+            .await
+            .map(|r| to_json(&r)),
     }
 }
 
@@ -255,12 +288,13 @@ async fn handle_one<S: Service>(
     service: &S,
     pool: &BuilderPool,
     request: Value,
+    caller: &Caller<'_>,
 ) -> Option<Response> {
     let call = match check(request) {
         Ok(call) => call,
         Err((id, error)) => return Some(Response::new(id, Err(error))),
     };
-    let outcome = dispatch(service, pool, &call).await;
+    let outcome = dispatch(service, pool, &call, caller).await;
     if let Err(e) = &outcome {
         tracing::debug!(method = %call.method, code = e.code, "JSON-RPC call failed: {}", e.message);
     }
@@ -272,9 +306,25 @@ async fn dispatch<S: Service>(
     service: &S,
     pool: &BuilderPool,
     call: &Call,
+    caller: &Caller<'_>,
 ) -> Result<Value, RpcError> {
-    let method = S::method_by_json_name(&call.method)
-        .ok_or_else(|| RpcError::method_not_found(&call.method, S::METHODS))?;
+    let method = S::method_by_json_name(&call.method);
+    if let Some(gate) = caller.authorize {
+        // Before the method is looked up, so only an authorised caller learns which exist.
+        let ordinal = method.map_or(0, |m| m.ordinal);
+        let verdict = match caller.cap {
+            Ok(cap) => {
+                let mut why = String::new();
+                gate.authorize(cap, ordinal, &mut why)
+                    .map_err(|status| (status, why))
+            }
+            Err(reason) => Err((Status::UNAUTHORIZED, format!("unauthorized: {reason}"))),
+        };
+        if let Err((status, why)) = verdict {
+            return Err(RpcError::from_call_error(&CallError::new(status, why)));
+        }
+    }
+    let method = method.ok_or_else(|| RpcError::method_not_found(&call.method, S::METHODS))?;
     let mut request = pool.get();
     (method.params_to_wire)(call.params.as_ref(), &mut request)
         .map_err(|e| RpcError::invalid_params(&e))?;

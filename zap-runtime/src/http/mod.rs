@@ -79,7 +79,7 @@ mod server;
 use std::time::Duration;
 
 pub use crate::accept::{Bound, ServerStats};
-pub use jsonrpc::{code, handle_jsonrpc, RpcError};
+pub use jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
 pub use server::{serve_http, HttpServer};
 /// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
@@ -104,6 +104,11 @@ pub struct HttpConfig {
     /// After shutdown is triggered, how long requests in flight may take before their
     /// connections are dropped (default 30 s).
     pub drain_timeout: Duration,
+    /// Consulted before every call with the capability of the request's
+    /// `Authorization: ZAP-Cap <base64>` header (empty when there is none); a refusal
+    /// answers that call -32001 (401) or -32003 (403) with the reason, and the handler
+    /// does not run. `None` (the default) serves everyone.
+    pub authorize: Option<crate::service::Authorizer>,
 }
 
 impl HttpConfig {
@@ -124,6 +129,7 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             drain_timeout: Duration::from_secs(30),
+            authorize: None,
         }
     }
 }

@@ -9,7 +9,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
-use super::jsonrpc::{error_body, handle_jsonrpc, RpcError};
+use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use super::HttpConfig;
 use crate::service::Service;
 use crate::BuilderPool;
@@ -58,6 +58,11 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
             return too_large(config.max_body);
         }
     }
+    // Read before the body consumes the request; checked per call by the authorizer.
+    let cap = match &config.authorize {
+        Some(_) => presented_cap(&req),
+        None => Ok(Vec::new()),
+    };
     let body = Limited::new(req.into_body(), config.max_body).collect();
     let body = match tokio::time::timeout(config.body_read_timeout, body).await {
         Ok(Ok(collected)) => collected.to_bytes(),
@@ -81,10 +86,46 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
             ))
         }
     };
-    match handle_jsonrpc(&*shared.service, &shared.pool, &body, config.max_batch).await {
+    let caller = Caller {
+        authorize: config.authorize.as_ref(),
+        cap: cap.as_deref().map_err(|reason| *reason),
+    };
+    match handle_jsonrpc_as(
+        &*shared.service,
+        &shared.pool,
+        &body,
+        config.max_batch,
+        &caller,
+    )
+    .await
+    {
         Some(answer) => json(StatusCode::OK, Bytes::from(answer)),
         None => empty(StatusCode::NO_CONTENT),
     }
+}
+
+/// The capability of an `Authorization: ZAP-Cap <base64 of the capability message>`
+/// header: empty when there is no such header, or why it cannot be read (another scheme,
+/// several headers, bad base64), which refuses every call: nothing is guessed.
+fn presented_cap(req: &Request<Incoming>) -> Result<Vec<u8>, &'static str> {
+    use base64::Engine as _;
+    let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
+    let Some(value) = values.next() else {
+        return Ok(Vec::new());
+    };
+    if values.next().is_some() {
+        return Err("more than one Authorization header");
+    }
+    let text = value
+        .to_str()
+        .map_err(|_| "the Authorization header is not ASCII")?;
+    let (scheme, token) = text.trim().split_once(' ').unwrap_or((text.trim(), ""));
+    if !scheme.eq_ignore_ascii_case("ZAP-Cap") {
+        return Err("unsupported Authorization scheme: send `Authorization: ZAP-Cap <base64 of the capability>`");
+    }
+    base64::engine::general_purpose::STANDARD
+        .decode(token.trim())
+        .map_err(|_| "the ZAP-Cap token is not standard base64")
 }
 
 /// The Content-Length header as a number (`None` if absent or unreadable: hyper has

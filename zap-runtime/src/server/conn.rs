@@ -17,7 +17,7 @@ use super::ServerConfig;
 use crate::frame::Direction;
 use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
-use crate::service::{Reply, Service};
+use crate::service::{Authorizer, Reply, Service};
 use crate::{Builder, FrameError};
 
 /// Starting capacity of the write buffer.
@@ -143,6 +143,7 @@ impl Conn<'_> {
                 &mut self.results,
                 &mut self.text,
                 self.peer,
+                self.config.authorize.as_ref(),
             )
             .await;
             answered += 1;
@@ -231,6 +232,7 @@ impl Conn<'_> {
 }
 
 /// Answer one request frame, appending the response frame to `write`.
+#[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 async fn answer<S: Service>(
     service: &S,
     envelope: &[u8],
@@ -239,6 +241,7 @@ async fn answer<S: Service>(
     results: &mut Results,
     text: &mut String,
     peer: SocketAddr,
+    authorize: Option<&Authorizer>,
 ) {
     text.clear();
     let req = match Request::parse(envelope) {
@@ -256,6 +259,14 @@ async fn answer<S: Service>(
         tracing::warn!(%peer, method = req.method, "zap: {text}");
         put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
         return;
+    }
+    if let Some(gate) = authorize {
+        if let Err(status) = gate.authorize(req.cap, req.method, text) {
+            tracing::debug!(%peer, method = req.method, %status, "zap: call refused: {text}");
+            put_response(write, status, req.promise_id, text.as_bytes());
+            results.record_failed(req.promise_id, status.0);
+            return;
+        }
     }
     let payload = if req.target == NO_TARGET {
         req.payload

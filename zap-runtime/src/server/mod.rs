@@ -7,8 +7,9 @@
 //! successful call allocates nothing in the server.
 //!
 //! * **Errors are answers.** 404 unknown method, 400 malformed envelope / bad payload /
-//!   PromiseID 0 / unusable pipelining target, 500 handler failure: each is answered with
-//!   the error text as body and the connection keeps serving.
+//!   PromiseID 0 / unusable pipelining target, 500 handler failure, 401/403 from
+//!   [`ServerConfig::authorize`]: each is answered with the error text as body and the
+//!   connection keeps serving.
 //! * **Promise pipelining** (spec §5 `Target`): a call whose Target names the PromiseID
 //!   of an earlier call on the same connection runs with that call's result body as its
 //!   payload. The last [`ServerConfig::pipeline_results`] results are remembered.
@@ -73,7 +74,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::accept::Limits;
 
 use crate::frame::DEFAULT_MAX_FRAME;
-use crate::service::Service;
+use crate::service::{Authorizer, Service};
 
 /// Limits and timeouts of a server. Every field has a sane default.
 #[derive(Clone, Debug)]
@@ -104,6 +105,10 @@ pub struct ServerConfig {
     /// After shutdown is triggered, how long connections get to finish before they
     /// are dropped. Default 10 s.
     pub drain_timeout: Duration,
+    /// Consulted before every call with the request's `Cap` field: a refusal is answered
+    /// with its status (401 or 403) and reason, and the handler does not run. `None`
+    /// (the default) serves everyone. See `zap_runtime::cap::Policy` (feature `cap`).
+    pub authorize: Option<Authorizer>,
 }
 
 impl Default for ServerConfig {
@@ -117,6 +122,7 @@ impl Default for ServerConfig {
             pipeline_bytes: 64 << 10,
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
+            authorize: None,
         }
     }
 }

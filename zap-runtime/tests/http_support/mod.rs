@@ -133,6 +133,7 @@ const fn method(
 ) -> MethodInfo {
     MethodInfo {
         ordinal,
+        permissions: 0,
         name,
         json_name,
         request,

@@ -172,12 +172,23 @@ impl TestServer {
 
 /// A request frame, for raw sockets.
 pub fn request_frame(method: u32, promise_id: u32, target: u32, payload: &[u8]) -> Vec<u8> {
+    request_frame_with_cap(method, promise_id, target, payload, b"")
+}
+
+/// A request frame carrying `cap` in its `Cap` field.
+pub fn request_frame_with_cap(
+    method: u32,
+    promise_id: u32,
+    target: u32,
+    payload: &[u8],
+    cap: &[u8],
+) -> Vec<u8> {
     let mut b = Builder::new();
     let env = Request {
         method,
         promise_id,
         target,
-        cap: b"",
+        cap,
         payload,
     }
     .encode(&mut b);

@@ -94,3 +94,28 @@ fn not_a_struct(method: &MethodDecl, param: &ParamDecl, role: &str) -> Diagnosti
         "wrap the value in a struct and use that as the {role}"
     ))
 }
+
+/// `requires BITS` whose value does not fit the 64 permission bits of a capability.
+pub(super) fn permission_bits_too_large(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    for method in file.interfaces().flat_map(|i| &i.methods) {
+        let Some(bits) = &method.requires else {
+            continue;
+        };
+        if bits.value().is_none() {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "method `{}` requires {}, which does not fit 64 bits",
+                        method.name.text, bits.text
+                    ),
+                    bits.span.clone(),
+                    "too large",
+                )
+                .with_hint(
+                    "a capability carries 64 permission bits: write a mask such as `0x1` or `0x5`",
+                ),
+            );
+        }
+    }
+}

@@ -203,8 +203,12 @@ fn method_enum_items(iface: &Interface, name: &Ident) -> TokenStream {
 
 fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
     let doc = doc_attrs(&m.doc);
+    let needs = match m.permissions {
+        0 => String::new(),
+        bits => format!(" Needs capability permission bits `{bits:#x}`."),
+    };
     let note = format!(
-        " Ordinal {}; JSON-RPC method `{}`.",
+        " Ordinal {}; JSON-RPC method `{}`.{needs}",
         m.ordinal,
         m.json_rpc_name(&iface.name)
     );
@@ -271,9 +275,15 @@ fn method_info(iface: &Interface, m: &Method, method_enum: &Ident, rt: &syn::Pat
             quote!(#rt::json::no_result),
         ),
     };
+    // Written in hex, as the schema writes masks.
+    let permissions = syn::LitInt::new(
+        &format!("{:#x}", m.permissions),
+        proc_macro2::Span::call_site(),
+    );
     quote! {
         #rt::MethodInfo {
             ordinal: #ordinal,
+            permissions: #permissions,
             name: #name,
             json_name: #json_name,
             request: #request,

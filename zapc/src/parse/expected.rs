@@ -107,6 +107,8 @@ fn describe(rule: Rule) -> &'static str {
         Rule::parameters => "parameters",
         Rule::parameter => "a parameter",
         Rule::method_result => "`returns`",
+        Rule::requirement | Rule::kw_requires => "`requires`",
+        Rule::permission_bits => "permission bits like `0x1`",
         Rule::type_expr => "a type",
         Rule::list_type => "a list type",
         Rule::ptr_type => "a pointer type",

@@ -1,0 +1,188 @@
+//! `eth-rpc --cap-trust FILE --cap-target HEX`, end to end with real parts: the Python
+//! runtime (zap-proto[crypto] 1.4.1) mints the capability and calls the real binary over
+//! ZAP/TCP with it (the README's example, `tests/python/cap_call.py`); the real `curl`
+//! sends it as `Authorization: ZAP-Cap <base64>` to the JSON-RPC port. Without it, both
+//! transports refuse with 401. A missing python3, pip or curl fails the test.
+
+#[path = "../../../zap-runtime/tests/support/python_crypto.rs"]
+mod python_crypto;
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use base64::Engine as _;
+use eth_rpc::ledger::Ledger;
+use serde_json::Value;
+use zap_runtime::json::to_hex;
+
+const SEED: [u8; 32] = [7; 32];
+const TARGET: [u8; 32] = [0x42; 32];
+
+/// The real binary, serving on ephemeral ports with capabilities required; its
+/// addresses read from its own log line.
+struct EthRpc {
+    child: Child,
+    zap: SocketAddr,
+    http: SocketAddr,
+}
+
+impl EthRpc {
+    fn start(trust_file: &Path) -> EthRpc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
+            .args(["--zap-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+            .arg("--cap-trust")
+            .arg(trust_file)
+            .args(["--cap-target", &hex::encode(TARGET)])
+            .env("RUST_LOG", "info")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("run the eth-rpc binary");
+        let stderr = child.stderr.take().expect("piped stderr");
+        let mut lines = BufReader::new(stderr).lines();
+        let addr = |line: &str, key: &str| -> Option<SocketAddr> {
+            line.split_whitespace()
+                .find_map(|word| word.strip_prefix(key))
+                .and_then(|a| a.parse().ok())
+        };
+        // The log line "eth-rpc serving ... zap=ADDR http=ADDR" comes once both listen.
+        let (zap, http) = loop {
+            let line = lines
+                .next()
+                .expect("eth-rpc exited before serving")
+                .expect("read eth-rpc's log");
+            if line.contains("eth-rpc serving") {
+                break (
+                    addr(&line, "zap=").expect("zap address in the log"),
+                    addr(&line, "http=").expect("http address in the log"),
+                );
+            }
+        };
+        // Keep draining the log so the server never blocks on a full pipe.
+        std::thread::spawn(move || lines.for_each(drop));
+        EthRpc { child, zap, http }
+    }
+}
+
+impl Drop for EthRpc {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn curl(url: &str, body: &str, authorization: Option<String>) -> Value {
+    let mut cmd = Command::new("curl");
+    cmd.args([
+        "-sS",
+        "--max-time",
+        "10",
+        "-H",
+        "Content-Type: application/json",
+    ]);
+    if let Some(auth) = authorization {
+        cmd.args(["-H", &format!("Authorization: {auth}")]);
+    }
+    let out = cmd
+        .args(["-d", body, url])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run curl ({e}): install it (apt-get install curl)"));
+    assert!(
+        out.status.success(),
+        "curl: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("curl printed JSON")
+}
+
+#[test]
+fn python_minted_capability_opens_both_transports() {
+    let py = python_crypto::zap_proto_crypto();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/cap_call.py");
+    let run = |args: &[String]| -> Value {
+        let out = py
+            .command()
+            .arg(&script)
+            .args(args)
+            .output()
+            .expect("run python3");
+        assert!(
+            out.status.success(),
+            "cap_call.py: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("cap_call.py prints JSON")
+    };
+    let minted = run(&["mint".into(), hex::encode(SEED), hex::encode(TARGET)]);
+    let dir = tempfile::tempdir().unwrap();
+    let trust = dir.path().join("issuers.txt");
+    std::fs::write(
+        &trust,
+        format!(
+            "# issuers of eth-rpc capabilities\n{}\n",
+            minted["trust"].as_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let cap_hex = minted["cap"].as_str().unwrap().to_owned();
+    let server = EthRpc::start(&trust);
+
+    let ledger = Ledger::default();
+    let known = ledger.address(3).unwrap();
+    let accounts = [to_hex(known), format!("0x{}", "77".repeat(20))];
+    let call = |cap: &str| {
+        let mut args = vec![
+            "call".into(),
+            server.zap.ip().to_string(),
+            server.zap.port().to_string(),
+            cap.to_owned(),
+        ];
+        args.extend(accounts.iter().cloned());
+        run(&args)
+    };
+
+    // ZAP/TCP, the capability in every call's Cap field.
+    let answers = call(&cap_hex);
+    assert_eq!(answers[0]["status"], 200, "{answers}");
+    assert_eq!(answers[0]["balance"], ledger.account(known).balance);
+    assert_eq!(answers[0]["nonce"], ledger.account(known).nonce);
+    assert_eq!(
+        (
+            answers[1]["status"].as_u64(),
+            answers[1]["balance"].as_u64()
+        ),
+        (Some(200), Some(0))
+    );
+    // Without one: 401, saying why.
+    let refused = call("");
+    for answer in refused.as_array().unwrap() {
+        assert_eq!(answer["status"], 401, "{refused}");
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("unauthorized:"),
+            "{refused}"
+        );
+    }
+
+    // JSON-RPC over HTTP with the same capability.
+    let url = format!("http://{}/rpc", server.http);
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{{"id":1,"block":68943,"account":"{}"}}}}"#,
+        to_hex(known)
+    );
+    let token = base64::engine::general_purpose::STANDARD.encode(hex::decode(&cap_hex).unwrap());
+    let answer = curl(&url, &body, Some(format!("ZAP-Cap {token}")));
+    assert_eq!(
+        answer["result"]["balance"],
+        ledger.account(known).balance,
+        "{answer}"
+    );
+    let answer = curl(&url, &body, None);
+    assert_eq!(answer["error"]["code"], -32001, "{answer}");
+    let answer = curl(&url, &body, Some(format!("Bearer {token}")));
+    assert_eq!(answer["error"]["code"], -32001, "{answer}");
+}

@@ -1,0 +1,7 @@
+struct Req {
+    Id u64
+}
+
+interface Admin {
+    wipe(req: Req) requires 0x1ffffffffffffffff
+}
