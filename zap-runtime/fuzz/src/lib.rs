@@ -574,5 +574,8 @@ pub fn walk(buf: &[u8]) {
     Walker::new(buf, seed).walk_message(buf);
 }
 
+pub mod mutate;
 pub mod schemas;
+pub mod seeds;
 pub mod support;
+pub mod targets;

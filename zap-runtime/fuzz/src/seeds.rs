@@ -1,0 +1,277 @@
+//! The seed corpus of every target, generated from the shared test vectors in
+//! `zap-runtime/tests/data/*.json` (so nothing binary is committed). Deterministic: the
+//! same vectors give the same seeds in the same order.
+//!
+//! Two users: `tests/corpus.rs` runs every target's body over these seeds and mutations
+//! of them, and `examples/seed.rs` (behind `./seed.sh`) writes them to `corpus/<target>/`
+//! for libFuzzer.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The directory of the shared vectors.
+pub fn data_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data")
+}
+
+/// The seeds of every target, by target name.
+pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
+    let vectors = Vectors::load(&data_dir());
+    let mut seeds = BTreeMap::new();
+    seeds.insert("reader", reader(&vectors));
+    seeds.insert("envelope", envelope(&vectors));
+    seeds.insert("frame_decoder", frame_decoder(&vectors));
+    seeds.insert("kitchen_reader", vectors.messages.clone());
+    seeds.insert("roundtrip", roundtrip());
+    seeds.insert("stream_dispatch", stream_dispatch(&vectors));
+    seeds.insert("jsonrpc", jsonrpc());
+    seeds
+}
+
+/// A message with the shapes the vectors lack (a pointer list @16, a strided struct list
+/// @24, a framed text list with a non-UTF-8 element @32, a framed list of embedded
+/// messages @40, a child pointer @48), as built by zap-runtime's `Builder`.
+const BUILT: &str = concat!(
+    "5a4150000100000010000000f200000007000000da000000040000000000000028000000030000004800",
+    "000003000000580000000300000068000000020000002000000000000000100000000000000010000000",
+    "000000002a000000000000000900000008000000040000006c65616600000000ffff000001000000ffff",
+    "000002000000ffff0000030000006f6e6502000000fffe0000000000000000000000230000005a415000",
+    "010000001000000023000000000000000000000008000000030000006d7367230000005a415000010000",
+    "001000000023000000010000000000000008000000030000006d7367726f6f74",
+);
+
+/// The shared vectors, sorted by what they are.
+pub struct Vectors {
+    /// Every message-shaped vector, good or hostile, including the payloads and bodies
+    /// embedded in the envelopes, `nested.json` and [`BUILT`].
+    pub messages: Vec<Vec<u8>>,
+    /// The request envelopes of `rpc.json`.
+    pub requests: Vec<Vec<u8>>,
+    /// The response envelopes of `rpc.json`.
+    pub responses: Vec<Vec<u8>>,
+}
+
+impl Vectors {
+    /// Read `flat.json`, `rpc.json`, `hostile.json` and `nested.json` from `dir`.
+    /// Panics with the file's name when one is missing or malformed: the corpus must not
+    /// silently shrink.
+    pub fn load(dir: &Path) -> Self {
+        let load = |name: &str| -> Value {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
+        };
+        let hex = |v: &Value, key: &str| -> Option<Vec<u8>> {
+            let text = v.get(key)?.as_str()?;
+            Some(decode_hex(text).unwrap_or_else(|| panic!("{key} is not hex: {text}")))
+        };
+        let mut out = Vectors {
+            messages: Vec::new(),
+            requests: Vec::new(),
+            responses: Vec::new(),
+        };
+        for name in ["flat.json", "rpc.json", "hostile.json"] {
+            let file = load(name);
+            let vectors = file["vectors"].as_array().expect("a `vectors` array");
+            assert!(!vectors.is_empty(), "{name} has no vectors");
+            for v in vectors {
+                let raw = hex(v, "hex").expect("every vector has `hex`");
+                out.messages.push(raw.clone());
+                match v.get("kind").and_then(Value::as_str) {
+                    Some("request") => {
+                        out.requests.push(raw);
+                        out.messages
+                            .extend(hex(v, "payload").filter(|p| !p.is_empty()));
+                    }
+                    Some("response") => {
+                        out.responses.push(raw);
+                        out.messages
+                            .extend(hex(v, "body").filter(|b| !b.is_empty()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.messages
+            .push(hex(&load("nested.json"), "hex").expect("nested.json has `hex`"));
+        out.messages.push(decode_hex(BUILT).unwrap());
+        out
+    }
+}
+
+fn decode_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}
+
+/// Every message, and each with 4 trailing bytes (the bytes after the message seed the
+/// walk).
+fn reader(v: &Vectors) -> Vec<Vec<u8>> {
+    v.messages
+        .iter()
+        .flat_map(|m| [m.clone(), [&m[..], &[1, 2, 3, 4]].concat()])
+        .collect()
+}
+
+fn envelope(v: &Vectors) -> Vec<Vec<u8>> {
+    [&v.requests[..], &v.responses[..], &v.messages[..]].concat()
+}
+
+/// A frame of spec §6: length (direction byte included), direction, envelope.
+pub fn frame(direction: u8, envelope: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(envelope.len() + 1).expect("a small test frame");
+    [&len.to_le_bytes()[..], &[direction], envelope].concat()
+}
+
+/// The envelopes framed into streams under control bytes covering every chunking
+/// pattern and several maximum lengths, plus a zero-length, an unknown-direction and an
+/// oversized frame.
+fn frame_decoder(v: &Vectors) -> Vec<Vec<u8>> {
+    let stream: Vec<u8> = v
+        .requests
+        .iter()
+        .map(|r| frame(1, r))
+        .chain(v.responses.iter().map(|r| frame(2, r)))
+        .flatten()
+        .collect();
+    let small = [frame(3, b""), frame(4, b"x"), frame(5, b"")].concat();
+    let mut out = Vec::new();
+    for control in [0u8, 1, 2, 3, 4, 5, 6, 7, 0x20 | 5, 0xA0 | 1, 0xE0] {
+        out.push([&[control][..], &stream].concat());
+        out.push([&[control][..], &small, &stream[..37.min(stream.len())]].concat());
+    }
+    out.push([1, 0, 0, 0, 0].to_vec()); // length 0
+    out.push([&[1u8, 5, 0, 0, 0, 9][..], b"abcd"].concat()); // unknown direction
+    out.push([0, 0xff, 0xff, 0xff, 0xff].to_vec()); // oversized
+    out
+}
+
+/// Raw material for `arbitrary`: a few byte shapes.
+fn roundtrip() -> Vec<Vec<u8>> {
+    vec![
+        Vec::new(),
+        (0..=255).collect(),
+        vec![0xff; 512],
+        vec![0; 512],
+        b"zap kitchen".repeat(40),
+    ]
+}
+
+/// A flat message: the root object at 16 with `fixed` as its fixed section, then the
+/// `(slot, payload)` tails in order, each non-empty one pointed at from its slot.
+fn message(fixed: &[u8], tails: &[(usize, &[u8])], version: u16, flags: u16) -> Vec<u8> {
+    let mut body = fixed.to_vec();
+    let mut out_tails = Vec::new();
+    for &(slot, payload) in tails {
+        if !payload.is_empty() {
+            let rel = (16 + body.len() + out_tails.len() - (16 + slot)) as u32;
+            body[slot..slot + 4].copy_from_slice(&rel.to_le_bytes());
+            body[slot + 4..slot + 8].copy_from_slice(&(payload.len() as u32).to_le_bytes());
+            out_tails.extend_from_slice(payload);
+        }
+    }
+    let size = (16 + body.len() + out_tails.len()) as u32;
+    let mut m = b"ZAP\0".to_vec();
+    m.extend_from_slice(&version.to_le_bytes());
+    m.extend_from_slice(&flags.to_le_bytes());
+    m.extend_from_slice(&16u32.to_le_bytes());
+    m.extend_from_slice(&size.to_le_bytes());
+    m.extend_from_slice(&body);
+    m.extend_from_slice(&out_tails);
+    m
+}
+
+/// A `Query { Id u64 @0 }` of `schemas/service.zap`.
+fn query(id: u64) -> Vec<u8> {
+    message(&id.to_le_bytes(), &[], 1, 0)
+}
+
+/// A request envelope of spec §5: method, PromiseID and target, cap @12, payload @20.
+fn request(method: u32, promise: u32, payload: &[u8], target: u32) -> Vec<u8> {
+    let mut fixed = Vec::with_capacity(28);
+    for word in [method, promise, target] {
+        fixed.extend_from_slice(&word.to_le_bytes());
+    }
+    fixed.extend_from_slice(&[0; 16]);
+    message(&fixed, &[(12, b""), (20, payload)], 2, 0xC800)
+}
+
+/// Streams of calls to the `Store` interface of `schemas/service.zap` (every method, a
+/// handler error, an unknown method, a bad payload, PromiseID 0, a pipelined and an
+/// unknown `Target`) under several control bytes, and every message as a lone request.
+fn stream_dispatch(v: &Vectors) -> Vec<Vec<u8>> {
+    let calls = [
+        request(1, 1, &query(7), 0),
+        request(2, 2, &query(8), 0),
+        request(3, 3, b"", 0),
+        request(4, 4, &query(9), 0), // odd id: the handler fails, 500
+        request(4, 5, &query(10), 0),
+        request(5, 6, b"", 0),
+        request(9, 7, b"", 0),        // unknown method, 404
+        request(1, 8, b"garbage", 0), // bad payload, 400
+        request(1, 0, &query(1), 0),  // PromiseID 0, 400
+        request(1, 9, b"", 3),        // pipelined on `latest`'s Answer
+        request(2, 10, b"", 77),      // unknown target
+    ];
+    let stream: Vec<u8> = calls.iter().flat_map(|c| frame(1, c)).collect();
+    let mut out = Vec::new();
+    for control in [0x00u8, 0x01, 0x03, 0x07, 0x42, 0x85, 0xC4] {
+        out.push([&[control][..], &stream].concat());
+    }
+    out.push([&[0x07][..], &stream, &frame(2, &calls[0]), &stream].concat());
+    out.push([&[0x02][..], &stream[..50]].concat());
+    for m in calls.iter().chain(&v.messages) {
+        out.push([&[0x07][..], &frame(1, m)].concat());
+    }
+    out
+}
+
+/// JSON-RPC bodies behind the control byte 3 (`max_batch` 16): single calls of every
+/// method, notifications, wrong params, batches (mixed, empty, over the limit), and
+/// bodies that are not JSON-RPC or not JSON at all.
+fn jsonrpc() -> Vec<Vec<u8>> {
+    let bodies: [&[u8]; 20] = [
+        br#"{"jsonrpc":"2.0","method":"store_get","params":{"id":5},"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"store_put","params":[6],"id":"six"}"#,
+        br#"{"jsonrpc":"2.0","method":"store_latest"}"#,
+        br#"{"jsonrpc":"2.0","method":"store_forget","params":{"id":3}}"#,
+        br#"{"jsonrpc":"2.0","method":"store_forget","params":{"id":3},"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"store_ping"}"#,
+        br#"{"jsonrpc":"2.0","method":"store_nope","id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"store_get","params":{"id":"x"},"id":1}"#,
+        br#"{"jsonrpc":"2.0","method":"store_get","params":{"id":18446744073709551615},"id":1}"#,
+        br#"[{"jsonrpc":"2.0","method":"store_get","params":{"id":1},"id":1}, {"jsonrpc":"2.0","method":"store_ping"}, 5, {"jsonrpc":"1.0"}]"#,
+        b"[]",
+        br#"{"jsonrpc":"2.0","method":7,"id":[1]}"#,
+        b"",
+        b"{",
+        b"[1,2",
+        b"nul",
+        b"\x0c[]",
+        br#"{"jsonrpc":"2.0","id":1e400}"#,
+        br#"{"jsonrpc":"2.0","method":"store_put","params":{"id":4},"id":null}"#,
+        b"[\xff]",
+    ];
+    let mut out: Vec<Vec<u8>> = bodies.iter().map(|b| [&[3u8][..], b].concat()).collect();
+    // a batch over the limit, and deep nesting
+    let batch: Vec<String> = (0..20)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","method":"store_latest","id":{i}}}"#))
+        .collect();
+    out.push(format!("\x03[{}]", batch.join(",")).into_bytes());
+    out.push([&[3u8][..], &b"[".repeat(200), &b"]".repeat(200)].concat());
+    out
+}
+
+/// A file name for `blob`: its FNV-1a hash and length, so writing the corpus twice
+/// gives the same files.
+pub fn file_name(blob: &[u8]) -> String {
+    format!("{:016x}-{}", crate::seed_of(blob), blob.len())
+}

@@ -1,0 +1,159 @@
+//! Every fuzz target's body, run as an ordinary test on stable: over its seed corpus
+//! (generated from the shared vectors by `zap_fuzz::seeds`, as `./seed.sh` writes it for
+//! libFuzzer) and over deterministic mutations of it (`zap_fuzz::mutate`, fixed seed per
+//! target). No coverage feedback, so this is a smoke test of the harness and a regression
+//! net, not a substitute for `cargo +nightly fuzz run`; CI runs it everywhere and the real
+//! fuzzer only where a nightly toolchain exists.
+//!
+//! `FUZZ_MUTATIONS=<n>` runs `n` mutations per target instead of the default (e.g. with
+//! `--release` for a longer local run). A failing input is printed as hex with the
+//! target's name; `cargo +nightly fuzz run <target> <file>` replays it.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use zap_fuzz::mutate::{mutate, parse_dict, Rng};
+use zap_fuzz::targets::ALL;
+
+/// Mutations per target, unless `FUZZ_MUTATIONS` says otherwise.
+const MUTATIONS: usize = 5000;
+
+fn mutations() -> usize {
+    match std::env::var("FUZZ_MUTATIONS") {
+        Ok(n) => n.parse().expect("FUZZ_MUTATIONS is a number"),
+        Err(_) => MUTATIONS,
+    }
+}
+
+/// The words the fuzzer is given for `target` (`-dict=`), if any.
+fn dictionary(target: &str) -> Vec<Vec<u8>> {
+    match target {
+        "jsonrpc" => {
+            let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("jsonrpc.dict");
+            parse_dict(&std::fs::read_to_string(&path).expect("jsonrpc.dict"))
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Run `input` through `target`'s body; on a failure, panic with what reproduces it.
+fn run_one(target: &str, body: fn(&[u8]), what: &str, input: &[u8]) {
+    if catch_unwind(AssertUnwindSafe(|| body(input))).is_err() {
+        let hex: String = input.iter().map(|b| format!("{b:02x}")).collect();
+        panic!("`{target}` failed on {what} ({} bytes): {hex}", input.len());
+    }
+}
+
+/// The seeds of `target`, then `mutations()` mutants of them.
+fn run_target(target: &str) {
+    let (_, body) = ALL
+        .iter()
+        .find(|(name, _)| *name == target)
+        .unwrap_or_else(|| panic!("no body for `{target}`"));
+    let seeds = zap_fuzz::seeds::all()
+        .remove(target)
+        .unwrap_or_else(|| panic!("no seeds for `{target}`"));
+    assert!(seeds.len() >= 5, "`{target}`: only {} seeds", seeds.len());
+    for (i, seed) in seeds.iter().enumerate() {
+        run_one(target, *body, &format!("seed {i}"), seed);
+    }
+
+    let dict = dictionary(target);
+    let words: Vec<&[u8]> = dict.iter().map(Vec::as_slice).collect();
+    let mut rng = Rng::new(zap_fuzz::seed_of(target.as_bytes()));
+    let mut pool = seeds.clone();
+    for i in 0..mutations() {
+        let parent = pool[rng.below(pool.len())].clone();
+        let child = mutate(&mut rng, &parent, &seeds, &words);
+        run_one(target, *body, &format!("mutation {i}"), &child);
+        // Keep some mutants as parents, so edits stack up over the run.
+        if i % 8 == 0 {
+            pool.push(child);
+        }
+    }
+}
+
+#[test]
+fn reader() {
+    run_target("reader");
+}
+
+#[test]
+fn frame_decoder() {
+    run_target("frame_decoder");
+}
+
+#[test]
+fn envelope() {
+    run_target("envelope");
+}
+
+#[test]
+fn kitchen_reader() {
+    run_target("kitchen_reader");
+}
+
+#[test]
+fn stream_dispatch() {
+    run_target("stream_dispatch");
+}
+
+#[test]
+fn jsonrpc() {
+    run_target("jsonrpc");
+}
+
+#[test]
+fn roundtrip() {
+    run_target("roundtrip");
+}
+
+/// Every file in `fuzz_targets/` is a target with a body here and a test above, and
+/// calls that body: a new target cannot be left out of CI.
+#[test]
+fn every_fuzz_target_has_a_body_that_this_file_runs() {
+    let this = include_str!("corpus.rs");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz_targets");
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("fuzz_targets/")
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    files.sort();
+    let mut names: Vec<&str> = ALL.iter().map(|(name, _)| *name).collect();
+    names.sort();
+    let stems: Vec<&str> = files.iter().map(|f| f.trim_end_matches(".rs")).collect();
+    assert_eq!(
+        stems, names,
+        "fuzz_targets/ and zap_fuzz::targets::ALL differ"
+    );
+    for name in names {
+        let file = std::fs::read_to_string(dir.join(format!("{name}.rs"))).unwrap();
+        assert!(
+            file.contains(&format!("zap_fuzz::targets::{name}::run(data)")),
+            "fuzz_targets/{name}.rs does not call its body"
+        );
+        assert!(
+            this.contains(&format!("fn {name}() {{\n    run_target(\"{name}\");")),
+            "no test runs `{name}`"
+        );
+    }
+}
+
+/// Mutations are a pure function of the seed: the same run on every machine.
+#[test]
+fn mutations_are_deterministic() {
+    let seeds = zap_fuzz::seeds::all();
+    let corpus = &seeds["reader"];
+    let run = || {
+        let mut rng = Rng::new(7);
+        (0..200)
+            .map(|i| mutate(&mut rng, &corpus[i % corpus.len()], corpus, &[b"ZAP\0"]))
+            .collect::<Vec<_>>()
+    };
+    let first = run();
+    assert_eq!(first, run());
+    assert!(
+        first.iter().any(|m| !corpus.contains(m)),
+        "nothing was mutated"
+    );
+}
