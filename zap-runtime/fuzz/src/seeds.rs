@@ -27,6 +27,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("roundtrip", roundtrip());
     seeds.insert("stream_dispatch", stream_dispatch(&vectors));
     seeds.insert("jsonrpc", jsonrpc());
+    seeds.insert("cap_verify", cap_verify(&vectors));
     seeds
 }
 
@@ -274,4 +275,17 @@ fn jsonrpc() -> Vec<Vec<u8>> {
 /// gives the same files.
 pub fn file_name(blob: &[u8]) -> String {
     format!("{:016x}-{}", crate::seed_of(blob), blob.len())
+}
+
+/// The capabilities the fuzzed policy's issuer minted, one of them with a flipped
+/// signature byte, and the message vectors (which are no capabilities at all).
+fn cap_verify(v: &Vectors) -> Vec<Vec<u8>> {
+    let minted = crate::targets::cap_verify::minted();
+    let mut seeds = minted.to_vec();
+    let mut flipped = minted[0].clone();
+    let last = flipped.len() - 1;
+    flipped[last - 200] ^= 1;
+    seeds.push(flipped);
+    seeds.extend(v.messages.iter().take(8).cloned());
+    seeds
 }

@@ -104,6 +104,11 @@ fn jsonrpc() {
 }
 
 #[test]
+fn cap_verify() {
+    run_target("cap_verify");
+}
+
+#[test]
 fn roundtrip() {
     run_target("roundtrip");
 }

@@ -46,7 +46,7 @@ fn deep_tree(depth: usize) -> Vec<u8> {
         };
     }
     let mut b = Builder::new();
-    tree.encode(&mut b).to_vec()
+    tree.encode(&mut b).unwrap().to_vec()
 }
 
 /// Run `case` of this file in a child process; whether it exited normally.

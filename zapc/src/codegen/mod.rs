@@ -120,10 +120,27 @@ fn eq_hash_structs(schema: &Schema) -> HashSet<&str> {
         .collect()
 }
 
-/// Doc attributes for doc-comment lines (rustdoc's leading space added).
+/// Doc attributes for doc-comment lines (rustdoc's leading space added), with `<` and
+/// `>` outside code spans escaped: schema comments say `list<Point>`, which Markdown
+/// would read as an HTML tag (and `cargo doc -D warnings` refuse).
 fn doc_attrs(doc: &[String]) -> TokenStream {
-    let lines = doc.iter().map(|l| format!(" {l}"));
+    let lines = doc.iter().map(|l| format!(" {}", markdown_text(l)));
     quote!(#(#[doc = #lines])*)
+}
+
+/// `line` with `<` and `>` escaped outside backtick code spans.
+fn markdown_text(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    for c in line.chars() {
+        match c {
+            '`' => in_code = !in_code,
+            '<' | '>' if !in_code => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The runtime path as written in attribute strings (`::zap_runtime`).

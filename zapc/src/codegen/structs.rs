@@ -4,7 +4,7 @@
 //!   serde's JSON mapping as attributes on its fields.
 //! * [`derive_companions`]: a struct declared in Rust (`#[derive(Zap)]`). The owned type
 //!   is the user's, which a derive cannot annotate, so the JSON mapping is written as
-//!   `Serialize`/`Deserialize` impls through private shadow structs ([`super::json`]).
+//!   `Serialize`/`Deserialize` impls through private shadow structs (`codegen/json.rs`).
 //!
 //! Both emit the same companions: `SIZE` and `*_OFFSET` constants, the zero-copy reader,
 //! the builder and the `ZapStruct` impl. The reader and builder types are items of the

@@ -25,7 +25,7 @@ pub fn run(data: &[u8]) {
     if let Ok(req) = req {
         let msg = msg.unwrap();
         assert!(inside(msg, req.cap) && inside(msg, req.payload));
-        let wire = req.encode(&mut b).to_vec();
+        let wire = req.encode(&mut b).unwrap().to_vec();
         let m = Message::parse(&wire).expect("re-encoded request is a message");
         assert_eq!((m.version(), m.flags()), (2, RPC_FLAGS));
         assert_eq!(
@@ -42,7 +42,7 @@ pub fn run(data: &[u8]) {
         assert!(inside(msg.unwrap(), resp.body));
         let _ = resp.body_text();
         let _ = resp.status.to_string();
-        let wire = resp.encode(&mut b).to_vec();
+        let wire = resp.encode(&mut b).unwrap().to_vec();
         assert_eq!(
             Response::parse(&wire).expect("re-encoded response parses"),
             resp

@@ -6,6 +6,7 @@
 //! over the seed corpus of [`crate::seeds`] and deterministic mutations of it. Every
 //! check is an `assert!`, so a wrong answer fails both.
 
+pub mod cap_verify;
 pub mod envelope;
 pub mod frame_decoder;
 pub mod jsonrpc;
@@ -18,7 +19,7 @@ pub mod stream_dispatch;
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 7] = [
+pub const ALL: [(&str, Body); 8] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -26,4 +27,5 @@ pub const ALL: [(&str, Body); 7] = [
     ("stream_dispatch", stream_dispatch::run),
     ("jsonrpc", jsonrpc::run),
     ("roundtrip", roundtrip::run),
+    ("cap_verify", cap_verify::run),
 ];

@@ -132,7 +132,8 @@ pub fn run(data: &[u8]) {
                 body: &answer.body,
             }
             .encode(&mut b);
-            encode_frame(&mut wbuf, Direction::Response, env).expect("an answer fits a frame");
+            encode_frame(&mut wbuf, Direction::Response, env.unwrap())
+                .expect("an answer fits a frame");
             let (frame, used) = client
                 .decode(&wbuf)
                 .expect("a framed answer decodes")
