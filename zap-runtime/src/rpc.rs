@@ -123,9 +123,7 @@ impl<'a> Request<'a> {
     /// Encode into `b` (cleared first), byte-identical to the other runtimes. Fails only
     /// for an envelope over the builder's limit.
     pub fn encode<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8], BuildError> {
-        b.clear();
-        self.write(b);
-        b.finish_with_flags(RPC_FLAGS)
+        encode_envelope(b, |b| self.write(b))
     }
 
     /// Write the envelope into a freshly cleared builder without finishing it.
@@ -139,6 +137,13 @@ impl<'a> Request<'a> {
         obj.set_bytes(request::PAYLOAD, self.payload);
         obj.finish_as_root();
     }
+}
+
+/// Clear `b`, `write` an envelope into it and finish it with the RPC flags.
+fn encode_envelope(b: &mut Builder, write: impl FnOnce(&mut Builder)) -> Result<&[u8], BuildError> {
+    b.clear();
+    write(b);
+    b.finish_with_flags(RPC_FLAGS)
 }
 
 /// An answer: status, the promise it resolves, and the body (borrowed).
@@ -164,9 +169,7 @@ impl<'a> Response<'a> {
     /// Encode into `b` (cleared first), byte-identical to the other runtimes. Fails only
     /// for an envelope over the builder's limit.
     pub fn encode<'b>(&self, b: &'b mut Builder) -> Result<&'b [u8], BuildError> {
-        b.clear();
-        self.write(b);
-        b.finish_with_flags(RPC_FLAGS)
+        encode_envelope(b, |b| self.write(b))
     }
 
     /// Write the envelope into a freshly cleared builder without finishing it.

@@ -18,12 +18,8 @@ use zapc::load_file;
     after_help = "Example:\n  echo '{\"id\":1,\"block\":68943,\"account\":\"0xdeadbeef00112233445566778899aabbccddeeff\"}' \\\n    | zapc encode --schema schemas/eth.zap --type BalanceRequest --hex"
 )]
 pub struct EncodeArgs {
-    /// The .zap file that declares the type.
-    #[arg(long, value_name = "FILE")]
-    schema: PathBuf,
-    /// The struct to encode, as named in the schema.
-    #[arg(long = "type", value_name = "NAME")]
-    type_name: String,
+    #[command(flatten)]
+    message: MessageType,
     /// Write lower-case hex (and a newline) instead of raw bytes.
     #[arg(long)]
     hex: bool,
@@ -35,15 +31,22 @@ pub struct EncodeArgs {
     after_help = "Example:\n  zapc encode --schema schemas/eth.zap --type BalanceRequest --hex < req.json \\\n    | zapc decode --schema schemas/eth.zap --type BalanceRequest --hex"
 )]
 pub struct DecodeArgs {
-    /// The .zap file that declares the type.
-    #[arg(long, value_name = "FILE")]
-    schema: PathBuf,
-    /// The struct to decode, as named in the schema.
-    #[arg(long = "type", value_name = "NAME")]
-    type_name: String,
+    #[command(flatten)]
+    message: MessageType,
     /// Read hex (whitespace ignored, optional 0x) instead of raw bytes.
     #[arg(long)]
     hex: bool,
+}
+
+/// Which struct of which schema the message is.
+#[derive(Debug, clap::Args)]
+struct MessageType {
+    /// The .zap file that declares the type.
+    #[arg(long, value_name = "FILE")]
+    schema: PathBuf,
+    /// The struct, as named in the schema.
+    #[arg(long = "type", value_name = "NAME")]
+    type_name: String,
 }
 
 fn fail(message: impl std::fmt::Display) -> ExitCode {
@@ -88,7 +91,7 @@ fn read_stdin() -> Result<Vec<u8>, String> {
 
 /// Run `zapc encode`.
 pub fn encode(args: &EncodeArgs) -> ExitCode {
-    let (schema, ty) = match load_type(&args.schema, &args.type_name) {
+    let (schema, ty) = match load_type(&args.message.schema, &args.message.type_name) {
         Ok(found) => found,
         Err(message) => return fail(message),
     };
@@ -122,7 +125,7 @@ pub fn encode(args: &EncodeArgs) -> ExitCode {
 
 /// Run `zapc decode`.
 pub fn decode(args: &DecodeArgs) -> ExitCode {
-    let (schema, ty) = match load_type(&args.schema, &args.type_name) {
+    let (schema, ty) = match load_type(&args.message.schema, &args.message.type_name) {
         Ok(found) => found,
         Err(message) => return fail(message),
     };
