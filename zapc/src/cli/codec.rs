@@ -89,24 +89,35 @@ fn read_stdin() -> Result<Vec<u8>, String> {
     Ok(input)
 }
 
+/// The schema, the struct and the bytes on stdin that `zapc encode`/`decode` work on.
+fn load_input(message: &MessageType) -> Result<(Schema, Struct, Vec<u8>), String> {
+    let (schema, ty) = load_type(&message.schema, &message.type_name)?;
+    Ok((schema, ty, read_stdin()?))
+}
+
 /// Run `zapc encode`.
 pub fn encode(args: &EncodeArgs) -> ExitCode {
-    let (schema, ty) = match load_type(&args.message.schema, &args.message.type_name) {
-        Ok(found) => found,
-        Err(message) => return fail(message),
-    };
-    let input = match read_stdin() {
-        Ok(input) => input,
-        Err(message) => return fail(message),
-    };
-    let json: serde_json::Value = match serde_json::from_slice(&input) {
-        Ok(json) => json,
-        Err(e) => return fail(format!("error: stdin is not valid JSON: {e}")),
-    };
-    let wire = match dynamic::encode(&schema, &ty, &json) {
-        Ok(wire) => wire,
-        Err(e) => return fail(format!("error: JSON does not match {}: {e}", ty.name)),
-    };
+    finish(try_encode(args))
+}
+
+/// Run `zapc decode`.
+pub fn decode(args: &DecodeArgs) -> ExitCode {
+    finish(try_decode(args))
+}
+
+fn finish(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => fail(message),
+    }
+}
+
+fn try_encode(args: &EncodeArgs) -> Result<(), String> {
+    let (schema, ty, input) = load_input(&args.message)?;
+    let json: serde_json::Value = serde_json::from_slice(&input)
+        .map_err(|e| format!("error: stdin is not valid JSON: {e}"))?;
+    let wire = dynamic::encode(&schema, &ty, &json)
+        .map_err(|e| format!("error: JSON does not match {}: {e}", ty.name))?;
     let mut out = std::io::stdout().lock();
     let written = if args.hex {
         writeln!(
@@ -117,39 +128,24 @@ pub fn encode(args: &EncodeArgs) -> ExitCode {
     } else {
         out.write_all(&wire)
     };
-    match written.and_then(|()| out.flush()) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(format!("error: cannot write stdout: {e}")),
-    }
+    written
+        .and_then(|()| out.flush())
+        .map_err(|e| format!("error: cannot write stdout: {e}"))
 }
 
-/// Run `zapc decode`.
-pub fn decode(args: &DecodeArgs) -> ExitCode {
-    let (schema, ty) = match load_type(&args.message.schema, &args.message.type_name) {
-        Ok(found) => found,
-        Err(message) => return fail(message),
-    };
-    let input = match read_stdin() {
-        Ok(input) => input,
-        Err(message) => return fail(message),
-    };
+fn try_decode(args: &DecodeArgs) -> Result<(), String> {
+    let (schema, ty, input) = load_input(&args.message)?;
     let wire = if args.hex {
         let text: String = String::from_utf8_lossy(&input).split_whitespace().collect();
-        match zap_runtime::json::from_hex(&text) {
-            Ok(wire) => wire,
-            Err(e) => return fail(format!("error: stdin is not hex: {e}")),
-        }
+        zap_runtime::json::from_hex(&text).map_err(|e| format!("error: stdin is not hex: {e}"))?
     } else {
         input
     };
-    match dynamic::decode(&schema, &ty, &wire) {
-        Ok(json) => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(format!("error: input is not a ZAP message: {e}")),
-    }
+    let json = dynamic::decode(&schema, &ty, &wire)
+        .map_err(|e| format!("error: input is not a ZAP message: {e}"))?;
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&json).unwrap_or_default()
+    );
+    Ok(())
 }
