@@ -83,6 +83,23 @@ impl Sink {
         tail[..rest.len()].copy_from_slice(rest);
         self.u64(u64::from_le_bytes(tail) ^ b.len() as u64);
     }
+
+    /// Every field of a decoded eth request, in declaration order.
+    #[inline]
+    pub fn request(&mut self, id: u64, block: u64, account: &[u8]) {
+        self.u64(id);
+        self.u64(block);
+        self.bytes(account);
+    }
+
+    /// Every field of a decoded eth response, in declaration order.
+    #[inline]
+    pub fn response(&mut self, id: u64, balance: u64, nonce: u64, block_hash: &[u8]) {
+        self.u64(id);
+        self.u64(balance);
+        self.u64(nonce);
+        self.bytes(block_hash);
+    }
 }
 
 #[cfg(test)]

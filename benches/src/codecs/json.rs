@@ -159,19 +159,14 @@ impl<E: JsonEngine> Codec for JsonStr<E> {
     #[inline]
     fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r: RequestStr<'_> = E::from_slice(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.block);
-        sink.bytes(r.account.as_bytes());
+        sink.request(r.id, r.block, r.account.as_bytes());
         Ok(())
     }
 
     #[inline]
     fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r: ResponseStr<'_> = E::from_slice(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.balance);
-        sink.u64(r.nonce);
-        sink.bytes(r.block_hash.as_bytes());
+        sink.response(r.id, r.balance, r.nonce, r.block_hash.as_bytes());
         Ok(())
     }
 
@@ -295,19 +290,14 @@ impl<E: JsonEngine> Codec for JsonBytes<E> {
     #[inline]
     fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r: RequestBytes = E::from_slice(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.block);
-        sink.bytes(&r.account);
+        sink.request(r.id, r.block, &r.account);
         Ok(())
     }
 
     #[inline]
     fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r: ResponseBytes = E::from_slice(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.balance);
-        sink.u64(r.nonce);
-        sink.bytes(&r.block_hash);
+        sink.response(r.id, r.balance, r.nonce, &r.block_hash);
         Ok(())
     }
 

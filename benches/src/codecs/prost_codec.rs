@@ -75,19 +75,14 @@ impl Codec for Prost {
     #[inline]
     fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r = self.merge_request(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.block);
-        sink.bytes(&r.account);
+        sink.request(r.id, r.block, &r.account);
         Ok(())
     }
 
     #[inline]
     fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r = self.merge_response(wire)?;
-        sink.u64(r.id);
-        sink.u64(r.balance);
-        sink.u64(r.nonce);
-        sink.bytes(&r.block_hash);
+        sink.response(r.id, r.balance, r.nonce, &r.block_hash);
         Ok(())
     }
 

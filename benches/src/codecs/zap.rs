@@ -58,19 +58,14 @@ impl Codec for ZapFixed {
     #[inline]
     fn decode_request(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r = eth::BalanceRequestReader::parse(wire).map_err(Error::new)?;
-        sink.u64(r.id());
-        sink.u64(r.block());
-        sink.bytes(r.account());
+        sink.request(r.id(), r.block(), r.account());
         Ok(())
     }
 
     #[inline]
     fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r = eth::BalanceResponseReader::parse(wire).map_err(Error::new)?;
-        sink.u64(r.id());
-        sink.u64(r.balance());
-        sink.u64(r.nonce());
-        sink.bytes(r.block_hash());
+        sink.response(r.id(), r.balance(), r.nonce(), r.block_hash());
         Ok(())
     }
 
@@ -188,10 +183,7 @@ impl Codec for ZapTails {
     #[inline]
     fn decode_response(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
         let r = tails::BalanceResponseReader::parse(wire).map_err(Error::new)?;
-        sink.u64(r.id());
-        sink.u64(r.balance());
-        sink.u64(r.nonce());
-        sink.bytes(r.block_hash());
+        sink.response(r.id(), r.balance(), r.nonce(), r.block_hash());
         Ok(())
     }
 
