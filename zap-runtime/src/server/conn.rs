@@ -22,6 +22,7 @@ use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::service::{Reply, Service};
 use crate::Builder;
+
 /// How long a closing connection waits for its peer to finish sending (lingering close:
 /// closing a socket with unread input would reset it and could destroy our last answers).
 const LINGER: Duration = Duration::from_secs(1);

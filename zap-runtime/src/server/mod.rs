@@ -91,8 +91,8 @@ use crate::service::Service;
 /// Limits and timeouts of a server. Every field has a sane default.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Largest accepted frame length (the `len` field). A larger one closes the
-    /// connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
+    /// Largest accepted RPC-transport frame length (the `len` field). A larger one
+    /// closes the connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
     pub max_frame: u32,
     /// Most connections served at once; more are closed as soon as they are accepted
     /// (refused, not queued) and counted in [`ServerStats::refused`]. Default 10 000.
