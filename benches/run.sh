@@ -162,6 +162,7 @@ for round in $(seq "$E2E_ROUNDS"); do
     echo "-- round $round of $E2E_ROUNDS"
     for depth in 1 16; do
         load zap "$ZAP_ADDR" "$depth" "$round"
+        load zap-node "$ZAP_ADDR" "$depth" "$round"
         load http "$HTTP_ADDR" "$depth" "$round"
         load zap-echo "$ECHO_ADDR" "$depth" "$round"
         load http-fixed "$FIXED_ADDR" "$depth" "$round"

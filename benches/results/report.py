@@ -36,6 +36,7 @@ NAMES = dict(CODECS)
 REFS = ["sonic_rs_str", "sonic_rs_bytes", "serde_json_str", "serde_json_bytes"]
 E2E = [
     ("zap", "eth-rpc, ZAP/TCP"),
+    ("zap-node", "eth-rpc, ZAP/TCP, node framing"),
     ("http", "eth-rpc, JSON-RPC/HTTP"),
     ("zap-echo", "baseline: tokio length-delimited echo"),
     ("http-fixed", "baseline: hyper, fixed JSON body"),

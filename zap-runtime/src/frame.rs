@@ -1,5 +1,6 @@
 //! TCP framing (spec §6): each frame is `[len u32 LE][dir u8][envelope]` with
-//! `len = 1 + envelope length`.
+//! `len = 1 + envelope length`. The node transport's framing is in [`node`], and
+//! [`detect`] tells the two apart from the first bytes of a connection.
 //!
 //! [`FrameDecoder`] is a small state machine over the caller's read buffer: it never
 //! copies, returns `Ok(None)` until a whole frame is there (frames may arrive split
@@ -17,6 +18,28 @@
 //! ```
 
 use crate::error::FrameError;
+
+mod detect;
+pub mod node;
+
+pub use detect::{detect, Framing, UnknownFraming, DETECT_LEN};
+
+/// An incremental frame decoder (tokio-util codec style): decode the frame at the front
+/// of a buffer, or say that more bytes are needed. One per framing: [`FrameDecoder`]
+/// for the RPC transport, [`node::NodeFrameDecoder`] for the node transport.
+pub trait FrameDecode {
+    /// A decoded frame, borrowing the buffer.
+    type Frame<'a>;
+    /// Why the stream cannot be decoded (the connection must close).
+    type Error;
+
+    /// `Ok(Some((frame, used)))`: a whole frame; drop `used` bytes from the front.
+    /// `Ok(None)`: incomplete; read more and call again with the same bytes (and more).
+    fn decode<'a>(
+        &mut self,
+        buf: &'a [u8],
+    ) -> Result<Option<(Self::Frame<'a>, usize)>, Self::Error>;
+}
 
 /// Bytes before the envelope: the length word and the direction byte.
 pub const FRAME_HEADER: usize = 5;
@@ -123,6 +146,15 @@ impl FrameDecoder {
         };
         self.stream_offset = self.stream_offset.saturating_add(total as u64);
         Ok(Some((Frame { dir, envelope }, total)))
+    }
+}
+
+impl FrameDecode for FrameDecoder {
+    type Frame<'a> = Frame<'a>;
+    type Error = FrameError;
+
+    fn decode<'a>(&mut self, buf: &'a [u8]) -> Result<Option<(Frame<'a>, usize)>, FrameError> {
+        FrameDecoder::decode(self, buf)
     }
 }
 

@@ -1,14 +1,15 @@
 //! The read side of a framed ZAP/TCP connection, the one loop shared by the server's
-//! connections and the client: read into a buffer that is reused, decode complete
-//! frames from its front with a [`FrameDecoder`], hand them out, and keep only the
-//! unfinished frame for the next read.
+//! connections and the client, for either framing: read into a buffer that is reused,
+//! decode complete frames from its front with the framing's decoder ([`FrameDecoder`]
+//! or [`NodeFrameDecoder`](crate::frame::node::NodeFrameDecoder)), hand them out, and
+//! keep only the unfinished frame for the next read. Both framings start each frame
+//! with a u32 length of what follows it, which is all the buffer management looks at.
 
 use std::io;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use crate::error::FrameError;
-use crate::frame::{Frame, FrameDecoder};
+use crate::frame::{FrameDecode, FrameDecoder};
 
 /// Starting capacity of the read buffer.
 const BUF_START: usize = 16 << 10;
@@ -23,18 +24,25 @@ const BUF_KEEP: usize = 1 << 20;
 /// [`FrameReader::read_from`] the socket, and again. Frames borrow the buffer, so each
 /// must be handled before the next read.
 #[derive(Debug)]
-pub(crate) struct FrameReader {
-    decoder: FrameDecoder,
+pub(crate) struct FrameReader<D = FrameDecoder> {
+    pub(crate) decoder: D,
     buf: Vec<u8>,
     /// Bytes at the front of `buf` already handed out as frames.
     used: usize,
 }
 
 impl FrameReader {
-    /// A reader refusing frames whose `len` exceeds `max_frame`.
+    /// An RPC-framing reader refusing frames whose `len` exceeds `max_frame`.
     pub(crate) fn new(max_frame: u32) -> Self {
+        FrameReader::with_decoder(FrameDecoder::new(max_frame))
+    }
+}
+
+impl<D: FrameDecode> FrameReader<D> {
+    /// A reader decoding with `decoder`.
+    pub(crate) fn with_decoder(decoder: D) -> Self {
         FrameReader {
-            decoder: FrameDecoder::new(max_frame),
+            decoder,
             buf: Vec::with_capacity(BUF_START),
             used: 0,
         }
@@ -42,7 +50,7 @@ impl FrameReader {
 
     /// The next complete frame in the buffer; `Ok(None)` when only part of one (or
     /// nothing) is there. An error means the stream is corrupt: close the connection.
-    pub(crate) fn next_frame(&mut self) -> Result<Option<Frame<'_>>, FrameError> {
+    pub(crate) fn next_frame(&mut self) -> Result<Option<D::Frame<'_>>, D::Error> {
         match self.decoder.decode(&self.buf[self.used..])? {
             Some((frame, len)) => {
                 self.used += len;
@@ -50,6 +58,13 @@ impl FrameReader {
             }
             None => Ok(None),
         }
+    }
+}
+
+impl<D> FrameReader<D> {
+    /// The bytes received and not yet handed out as frames.
+    pub(crate) fn unread(&self) -> &[u8] {
+        &self.buf[self.used..]
     }
 
     /// Bytes received of a frame not yet complete.

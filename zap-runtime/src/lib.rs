@@ -9,7 +9,9 @@
 //!   it reuses. [`BuilderPool`] hands builders out and takes them back, so building a
 //!   message after warm-up performs no heap allocation.
 //! * [`rpc`]: the RPC call envelope (request/response objects, status codes) and
-//!   [`frame`]: the `[len u32][dir u8][envelope]` TCP framing.
+//!   [`frame`]: the TCP framings, `[len u32][dir u8][envelope]` (RPC transport) and
+//!   [`frame::node`] (node transport: NodeID handshake, then
+//!   `[len u32][reqID u32][flag u32][envelope]`), and how to tell them apart.
 //!
 //! ```
 //! use zap_runtime::{Builder, Message};

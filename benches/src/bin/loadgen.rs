@@ -5,6 +5,7 @@
 //!
 //! ```text
 //! loadgen --target zap  --addr 127.0.0.1:9999 -c 64 -d 1  --seconds 5
+//! loadgen --target zap-node --addr 127.0.0.1:9999 -c 64 -d 16 --seconds 5
 //! loadgen --target http --addr 127.0.0.1:8545 -c 64 -d 16 --requests 100000
 //! ```
 

@@ -24,6 +24,9 @@ pub use stats::Report;
 pub enum Target {
     /// ZAP/TCP `eth_getBalance` (ordinal 1): checks PromiseID, id, balance, nonce.
     Zap,
+    /// The same over the node transport (NodeID handshake, reqID-correlated frames) on
+    /// the same port: also checks that each answer carries its request's reqID.
+    ZapNode,
     /// The length-delimited echo baseline: the request frame must come back unchanged.
     ZapEcho,
     /// JSON-RPC over HTTP/1.1 `eth_getBalance`: checks the JSON-RPC id, id, balance.
@@ -36,6 +39,7 @@ impl Target {
     pub fn name(self) -> &'static str {
         match self {
             Target::Zap => "zap",
+            Target::ZapNode => "zap-node",
             Target::ZapEcho => "zap-echo",
             Target::Http => "http",
             Target::HttpFixed => "http-fixed",
@@ -129,7 +133,7 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         let first_id = (i as u64 + 1) << 40;
         tasks.spawn(async move {
             let result = match config.target {
-                Target::Zap | Target::ZapEcho => {
+                Target::Zap | Target::ZapNode | Target::ZapEcho => {
                     zap::drive(stream, &config, &clock, &ledger, first_id).await
                 }
                 Target::Http | Target::HttpFixed => {

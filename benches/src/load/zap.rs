@@ -1,13 +1,19 @@
-//! ZAP/TCP: raw `[len u32][dir u8][envelope]` frames, written and read here (no client
-//! library in the way). Request frames are built once per ledger account; each send
-//! patches the PromiseID and the request's `Id` in place.
+//! ZAP/TCP: raw frames, written and read here (no client library in the way), in either
+//! framing: `[len u32][dir u8][envelope]` (RPC transport), or after a NodeID handshake
+//! `[len u32][reqID u32][flag u32][envelope]` (node transport, reqID = PromiseID).
+//! Request frames are built once per ledger account; each send patches the PromiseID
+//! (and reqID) and the request's `Id` in place.
 
 use std::collections::VecDeque;
 use std::time::Instant;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use zap_runtime::frame::{encode_frame, Direction, FrameDecoder};
+use zap_runtime::frame::node::{
+    encode_handshake, encode_node_frame, Flag, NodeFrame, NodeFrameDecoder, NodeId,
+    NODE_FRAME_HEADER,
+};
+use zap_runtime::frame::{encode_frame, Direction, FrameDecoder, Framing};
 use zap_runtime::rpc::{Request, Response, Status, NO_TARGET};
 use zap_runtime::Builder;
 
@@ -24,10 +30,12 @@ struct Template {
     promise_at: usize,
     /// Offset of the payload's `Id` in `frame`.
     id_at: usize,
+    /// Offset of the node frame's reqID in `frame` (node transport).
+    req_at: Option<usize>,
     expected: Expected,
 }
 
-fn template(account: &[u8; 20], expected: Expected) -> Result<Template, String> {
+fn template(account: &[u8; 20], expected: Expected, framing: Framing) -> Result<Template, String> {
     let mut b = Builder::new();
     let mut req = BalanceRequestBuilder::new(&mut b);
     req.set_id(0).set_block(BLOCK).set_account(account);
@@ -46,26 +54,103 @@ fn template(account: &[u8; 20], expected: Expected) -> Result<Template, String> 
     // Byte offsets from the positions of the parsed views inside the envelope.
     let payload_at = parsed.payload.as_ptr() as usize - envelope.as_ptr() as usize;
     let root = |msg: &[u8]| u32::from_le_bytes([msg[8], msg[9], msg[10], msg[11]]) as usize;
-    let header = zap_runtime::frame::FRAME_HEADER;
+    let mut frame = Vec::new();
+    let (header, req_at) = match framing {
+        Framing::Rpc => {
+            encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())?;
+            (zap_runtime::frame::FRAME_HEADER, None)
+        }
+        Framing::Node => {
+            encode_node_frame(&mut frame, 1, Flag::Request, envelope).map_err(|e| e.to_string())?;
+            (NODE_FRAME_HEADER, Some(4))
+        }
+    };
     let promise_at = header + root(envelope) + zap_runtime::rpc::request::PROMISE_ID;
     let id_at = header + payload_at + root(&payload);
-    let mut frame = Vec::new();
-    encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())?;
     Ok(Template {
         frame,
         promise_at,
         id_at,
+        req_at,
         expected,
     })
 }
 
-fn templates(ledger: &eth_rpc::ledger::Ledger) -> Result<Vec<Template>, String> {
+fn templates(ledger: &eth_rpc::ledger::Ledger, framing: Framing) -> Result<Vec<Template>, String> {
     (0..ledger.len())
         .map(|i| {
             let (address, want) = expected(ledger, i);
-            template(&address, want)
+            template(&address, want, framing)
         })
         .collect()
+}
+
+/// The decoder of the connection's framing.
+enum Decoder {
+    Rpc(FrameDecoder),
+    Node(NodeFrameDecoder),
+}
+
+/// One decoded frame: its direction (a node response counts as `Response`), its reqID
+/// (node transport), its envelope and its length.
+type Decoded<'a> = (Direction, Option<u32>, &'a [u8], usize);
+
+impl Decoder {
+    fn decode<'a>(&mut self, buf: &'a [u8]) -> Result<Option<Decoded<'a>>, String> {
+        match self {
+            Decoder::Rpc(d) => Ok(d
+                .decode(buf)
+                .map_err(|e| e.to_string())?
+                .map(|(f, used)| (f.dir, None, f.envelope, used))),
+            Decoder::Node(d) => match d.decode(buf).map_err(|e| e.to_string())? {
+                None => Ok(None),
+                Some((NodeFrame::Handshake(id), _)) => {
+                    Err(format!("server sent a second handshake ({id})"))
+                }
+                Some((NodeFrame::Call(c), used)) => {
+                    let dir = match c.flag {
+                        Flag::Request => Direction::Request,
+                        Flag::Response => Direction::Response,
+                    };
+                    Ok(Some((dir, Some(c.req_id), c.envelope, used)))
+                }
+            },
+        }
+    }
+}
+
+/// Send our NodeID handshake and read the server's; what was read past it stays in
+/// `read`.
+async fn node_handshake(
+    stream: &mut TcpStream,
+    decoder: &mut NodeFrameDecoder,
+    read: &mut Vec<u8>,
+    config: &LoadConfig,
+) -> Result<(), String> {
+    let mut hello = Vec::new();
+    encode_handshake(&mut hello, &NodeId::from_static("loadgen"));
+    stream
+        .write_all(&hello)
+        .await
+        .map_err(|e| format!("write handshake: {e}"))?;
+    loop {
+        match decoder.decode(read).map_err(|e| e.to_string())? {
+            Some((NodeFrame::Handshake(_), used)) => {
+                read.drain(..used);
+                return Ok(());
+            }
+            Some((NodeFrame::Call(_), _)) => return Err("a frame before the handshake".into()),
+            None => {}
+        }
+        read.reserve(4096);
+        let n = tokio::time::timeout(config.stall_timeout, stream.read_buf(read))
+            .await
+            .map_err(|_| format!("no handshake within {:?}", config.stall_timeout))?
+            .map_err(|e| format!("read: {e}"))?;
+        if n == 0 {
+            return Err("server closed the connection during the handshake".into());
+        }
+    }
 }
 
 /// A request in flight.
@@ -83,12 +168,23 @@ pub(super) async fn drive(
     ledger: &eth_rpc::ledger::Ledger,
     first_id: u64,
 ) -> Result<ConnStats, String> {
-    let mut templates = templates(ledger)?;
+    let framing = match config.target {
+        Target::ZapNode => Framing::Node,
+        _ => Framing::Rpc,
+    };
+    let mut templates = templates(ledger, framing)?;
     let mut stats = ConnStats::default();
     let mut inflight: VecDeque<Sent> = VecDeque::with_capacity(config.depth);
     let mut write = Vec::with_capacity(config.depth * 128);
     let mut read = Vec::with_capacity(64 << 10);
-    let mut decoder = FrameDecoder::default();
+    let mut decoder = match framing {
+        Framing::Rpc => Decoder::Rpc(FrameDecoder::default()),
+        Framing::Node => {
+            let mut node = NodeFrameDecoder::default();
+            node_handshake(&mut stream, &mut node, &mut read, config).await?;
+            Decoder::Node(node)
+        }
+    };
     let mut next_promise: u32 = 1;
     let mut next_id = first_id;
     let mut sending = true;
@@ -103,6 +199,9 @@ pub(super) async fn drive(
             let t = &mut templates[account];
             t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&next_promise.to_le_bytes());
             t.frame[t.id_at..t.id_at + 8].copy_from_slice(&next_id.to_le_bytes());
+            if let Some(at) = t.req_at {
+                t.frame[at..at + 4].copy_from_slice(&next_promise.to_le_bytes());
+            }
             write.extend_from_slice(&t.frame);
             inflight.push_back(Sent {
                 promise: next_promise,
@@ -138,14 +237,14 @@ pub(super) async fn drive(
         }
         let done = Instant::now();
         let mut pos = 0;
-        while let Some((frame, used)) = decoder.decode(&read[pos..]).map_err(|e| e.to_string())? {
-            let sent = check(
-                config.target,
-                frame.dir,
-                frame.envelope,
-                &mut inflight,
-                &templates,
-            )?;
+        while let Some((dir, req_id, envelope, used)) = decoder.decode(&read[pos..])? {
+            let sent = check(config.target, dir, envelope, &mut inflight, &templates)?;
+            if req_id.is_some_and(|id| id != sent.promise) {
+                return Err(format!(
+                    "answer with PromiseID {} carries reqID {req_id:?}",
+                    sent.promise
+                ));
+            }
             stats.answered += 1;
             if sent.at >= clock.measure_from && clock.stop_at.is_none_or(|stop| done <= stop) {
                 stats.latencies.push((done - sent.at).as_nanos() as u64);
@@ -221,7 +320,7 @@ mod tests {
     fn patched_template_parses_to_the_patched_values() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 3);
-        let mut t = template(&address, want).unwrap();
+        let mut t = template(&address, want, Framing::Rpc).unwrap();
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
         t.frame[t.id_at..t.id_at + 8].copy_from_slice(&12345u64.to_le_bytes());
         let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
@@ -233,5 +332,29 @@ mod tests {
             (body.id(), body.block(), body.account()),
             (12345, BLOCK, &address)
         );
+    }
+
+    #[test]
+    fn patched_node_template_parses_to_the_patched_values() {
+        let ledger = eth_rpc::ledger::Ledger::default();
+        let (address, want) = expected(&ledger, 5);
+        let mut t = template(&address, want, Framing::Node).unwrap();
+        let at = t.req_at.unwrap();
+        t.frame[at..at + 4].copy_from_slice(&77u32.to_le_bytes());
+        t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
+        t.frame[t.id_at..t.id_at + 8].copy_from_slice(&12345u64.to_le_bytes());
+        let (frame, used) = NodeFrameDecoder::after_handshake(1 << 20)
+            .decode(&t.frame)
+            .unwrap()
+            .unwrap();
+        assert_eq!(used, t.frame.len());
+        let NodeFrame::Call(call) = frame else {
+            panic!("not a call: {frame:?}")
+        };
+        assert_eq!((call.req_id, call.flag), (77, Flag::Request));
+        let req = Request::parse(call.envelope).unwrap();
+        assert_eq!((req.method, req.promise_id, req.target), (1, 77, 0));
+        let body = crate::generated::eth::BalanceRequestReader::parse(req.payload).unwrap();
+        assert_eq!((body.id(), body.account()), (12345, &address));
     }
 }

@@ -8,9 +8,28 @@ use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
 use tokio::sync::mpsc;
 
 use super::shared::{Failure, Shared};
-use crate::frame::Direction;
+use crate::frame::{Direction, FrameDecode, FrameDecoder};
 use crate::frame_reader::FrameReader;
 use crate::rpc::Response;
+
+/// What the reader needs of a framing: the answer in a frame.
+pub(crate) trait ResponseFrames: FrameDecode<Error: std::fmt::Display> {
+    /// The reqID the framing correlates by (`None`: use the envelope's PromiseID) and
+    /// the Response envelope of `frame`; an error if it is not an answer.
+    fn response<'a>(frame: Self::Frame<'a>) -> Result<(Option<u32>, &'a [u8]), Failure>;
+}
+
+impl ResponseFrames for FrameDecoder {
+    fn response<'a>(frame: Self::Frame<'a>) -> Result<(Option<u32>, &'a [u8]), Failure> {
+        if frame.dir != Direction::Response {
+            return Err(Failure::Protocol(format!(
+                "server sent a {:?} frame; a client expects only responses (dir 2)",
+                frame.dir
+            )));
+        }
+        Ok((None, frame.envelope))
+    }
+}
 
 /// Bytes gathered into one write at most (frames larger than this go alone).
 const WRITE_BATCH: usize = 256 << 10;
@@ -58,8 +77,11 @@ pub(crate) async fn write_loop(
 
 /// Read response frames and resolve the matching callers until the connection ends;
 /// then close `shared` with the reason (waking everyone still waiting).
-pub(crate) async fn read_loop(mut rd: OwnedReadHalf, shared: Arc<Shared>, max_frame: u32) {
-    let mut frames = FrameReader::new(max_frame);
+pub(crate) async fn read_loop<D: ResponseFrames>(
+    mut rd: OwnedReadHalf,
+    shared: Arc<Shared>,
+    mut frames: FrameReader<D>,
+) {
     let failure = loop {
         if let Err(failure) = dispatch_frames(&mut frames, &shared) {
             break failure;
@@ -87,21 +109,21 @@ pub(crate) async fn read_loop(mut rd: OwnedReadHalf, shared: Arc<Shared>, max_fr
 }
 
 /// Resolve every complete response frame read so far.
-fn dispatch_frames(frames: &mut FrameReader, shared: &Shared) -> Result<(), Failure> {
+fn dispatch_frames<D: ResponseFrames>(
+    frames: &mut FrameReader<D>,
+    shared: &Shared,
+) -> Result<(), Failure> {
     while let Some(frame) = frames
         .next_frame()
         .map_err(|e| Failure::Protocol(e.to_string()))?
     {
-        if frame.dir != Direction::Response {
-            return Err(Failure::Protocol(format!(
-                "server sent a {:?} frame; a client expects only responses (dir 2)",
-                frame.dir
-            )));
-        }
-        let resp = Response::parse(frame.envelope)
+        let (req_id, envelope) = D::response(frame)?;
+        let resp = Response::parse(envelope)
             .map_err(|e| Failure::Protocol(format!("bad response envelope: {e}")))?;
-        if !shared.resolve(resp.promise_id, resp.status, resp.body) {
+        let id = req_id.unwrap_or(resp.promise_id);
+        if !shared.resolve(id, resp.status, resp.body) {
             tracing::debug!(
+                id,
                 promise_id = resp.promise_id,
                 status = resp.status.0,
                 "zap client: answer for a call nobody waits for (timed out?): {}",

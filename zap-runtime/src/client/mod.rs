@@ -1,6 +1,10 @@
 //! The async ZAP/TCP client (feature `client`): one connection shared by any number of
 //! concurrent callers, with calls pipelined on it.
 //!
+//! It speaks either TCP framing ([`ClientConfig::framing`]): the RPC transport, or the
+//! node transport of luxfi/zap nodes and TypeScript servers (a NodeID handshake on
+//! connect, then each call's reqID is its PromiseID).
+//!
 //! Every call gets a fresh non-zero PromiseID and a slot in a table of waiting callers;
 //! its request frame goes to a writer task that batches frames into few writes; a
 //! reader task hands each response to the caller with the same PromiseID. When the
@@ -21,6 +25,7 @@
 //! ```
 
 mod io;
+mod node;
 mod shared;
 
 use std::net::SocketAddr;
@@ -33,7 +38,11 @@ use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
 use self::shared::{Failure, Shared};
-use crate::frame::{encode_frame, Direction, DEFAULT_MAX_FRAME};
+use crate::frame::node::{
+    encode_node_frame, Flag, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
+};
+use crate::frame::{encode_frame, Direction, Framing, DEFAULT_MAX_FRAME};
+use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::transport::{ClientError, Transport};
 use crate::BuilderPool;
@@ -55,7 +64,19 @@ pub struct ClientConfig {
     /// The capability sent in every call's `Cap` field (a capability message or chain,
     /// e.g. from `zap_runtime::cap::issue`); empty (the default) sends none.
     pub cap: Vec<u8>,
+    /// The framing to speak (`docs/transports.md`): [`Framing::Rpc`] (default) or
+    /// [`Framing::Node`], for luxfi/zap nodes and TypeScript servers. On the node
+    /// transport each call's reqID is its PromiseID.
+    pub framing: Framing,
+    /// The NodeID announced in the node transport's handshake. Default `zap-rust-client`.
+    pub node_id: NodeId,
+    /// Largest accepted response frame length on the node transport. Default
+    /// [`NODE_DEFAULT_MAX_FRAME`] (10 MiB, the peers' cap).
+    pub node_max_frame: u32,
 }
+
+/// The NodeID a client announces unless configured otherwise.
+const CLIENT_NODE_ID: NodeId = NodeId::from_static("zap-rust-client");
 
 impl Default for ClientConfig {
     fn default() -> Self {
@@ -65,6 +86,9 @@ impl Default for ClientConfig {
             connect_timeout: Duration::from_secs(10),
             max_queued: 1024,
             cap: Vec::new(),
+            framing: Framing::Rpc,
+            node_id: CLIENT_NODE_ID,
+            node_max_frame: NODE_DEFAULT_MAX_FRAME,
         }
     }
 }
@@ -83,6 +107,7 @@ struct Inner {
     builders: BuilderPool,
     config: ClientConfig,
     peer: SocketAddr,
+    peer_node_id: Option<NodeId>,
 }
 
 impl Drop for Inner {
@@ -121,13 +146,27 @@ impl Client {
                     format!("connecting took longer than {:?}", config.connect_timeout),
                 )
             })??;
+        let mut stream = stream;
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
+        let node = match config.framing {
+            Framing::Rpc => None,
+            Framing::Node => Some(node::handshake(&mut stream, &config).await?),
+        };
+        let peer_node_id = node.as_ref().map(|(_, id)| *id);
         let (rd, wr) = stream.into_split();
         let shared = Arc::new(Shared::default());
         let (queue, queued) = mpsc::channel(config.max_queued.max(1));
         tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));
-        tokio::spawn(io::read_loop(rd, Arc::clone(&shared), config.max_frame));
+        let reader = Arc::clone(&shared);
+        match node {
+            None => tokio::spawn(io::read_loop(
+                rd,
+                reader,
+                FrameReader::new(config.max_frame),
+            )),
+            Some((frames, _)) => tokio::spawn(io::read_loop(rd, reader, frames)),
+        };
         Ok(Client {
             inner: Arc::new(Inner {
                 queue,
@@ -136,6 +175,7 @@ impl Client {
                 builders: BuilderPool::new(),
                 config,
                 peer,
+                peer_node_id,
             }),
         })
     }
@@ -143,6 +183,11 @@ impl Client {
     /// The server's address.
     pub fn peer_addr(&self) -> SocketAddr {
         self.inner.peer
+    }
+
+    /// The NodeID the server announced (node transport only).
+    pub fn peer_node_id(&self) -> Option<NodeId> {
+        self.inner.peer_node_id
     }
 
     /// Whether the connection is closed (every further call fails with
@@ -224,9 +269,15 @@ impl Client {
             payload,
         }
         .encode(&mut b)?;
-        let mut frame = Vec::with_capacity(envelope.len() + crate::frame::FRAME_HEADER);
-        encode_frame(&mut frame, Direction::Request, envelope)
-            .map_err(|e| ClientError::Protocol(format!("cannot send the call: {e}")))?;
+        let mut frame = Vec::with_capacity(envelope.len() + NODE_FRAME_HEADER);
+        let encoded = match self.inner.config.framing {
+            Framing::Rpc => {
+                encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())
+            }
+            Framing::Node => encode_node_frame(&mut frame, promise_id, Flag::Request, envelope)
+                .map_err(|e| e.to_string()),
+        };
+        encoded.map_err(|e| ClientError::Protocol(format!("cannot send the call: {e}")))?;
         Ok(frame)
     }
 }

@@ -11,38 +11,43 @@ use tokio::net::TcpStream;
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
+use super::answers::Answers;
+use super::framing::{ConnDecoder, ConnError, ConnFrame};
 use super::respond::{put_response, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::ServerConfig;
+use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
 use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::service::{Authorizer, Reply, Service};
-use crate::{Builder, FrameError};
+use crate::Builder;
 
-/// Starting capacity of the write buffer.
-const BUF_START: usize = 16 << 10;
-/// A write buffer that grew past this for one large answer is given back once empty.
-const BUF_KEEP: usize = 1 << 20;
 /// How long a closing connection waits for its peer to finish sending (lingering close:
 /// closing a socket with unread input would reset it and could destroy our last answers).
 const LINGER: Duration = Duration::from_secs(1);
 
 /// Why a connection ended.
 #[derive(Debug)]
-enum Close {
+pub(super) enum Close {
     /// The peer closed its side.
     Eof { pending: usize },
     /// The server is shutting down.
     Shutdown,
     /// No complete frame within the idle timeout.
     Idle,
+    /// A node handshake begun and not complete within the handshake timeout.
+    HandshakeTimeout,
     /// The answers could not be written within the idle timeout (the peer does not read).
     WriteStalled,
     /// The byte stream is not valid framing.
-    Frame(FrameError),
+    Frame(ConnError),
     /// A well-formed frame this server does not handle.
     Unsupported(Direction),
+    /// A well-formed node frame this server does not handle.
+    Unexpected(&'static str),
+    /// A node request reused the reqID of one whose answer was not even sent yet.
+    DuplicateReqId(u32),
     /// The socket failed.
     Io(io::Error),
 }
@@ -51,8 +56,8 @@ enum Close {
 struct Conn<'c> {
     config: &'c ServerConfig,
     peer: SocketAddr,
-    frames: FrameReader,
-    write: Vec<u8>,
+    frames: FrameReader<ConnDecoder>,
+    write: Answers,
     /// Receives each handler's response message.
     out: Builder,
     /// Error texts written by the server itself.
@@ -71,13 +76,22 @@ pub(crate) async fn run<S: Service>(
     let mut conn = Conn {
         config,
         peer,
-        frames: FrameReader::new(config.max_frame),
-        write: Vec::with_capacity(BUF_START),
+        frames: FrameReader::with_decoder(ConnDecoder::new(config)),
+        write: Answers::default(),
         out: Builder::new(),
         text: String::with_capacity(256),
         results: Results::new(config.pipeline_results, config.pipeline_bytes),
     };
-    let reason = conn.serve(&mut stream, service, shutdown).await;
+    let reason = match super::framing::open(&mut conn.frames, &mut stream, config, shutdown).await {
+        Ok(node) => {
+            if let Some(node) = node {
+                tracing::debug!(%peer, %node, "zap: node transport handshake done");
+            }
+            let serve = conn.serve(&mut stream, service, shutdown);
+            super::context::scope(peer, node, serve).await
+        }
+        Err(close) => close,
+    };
     conn.log_close(&reason);
     conn.close(&mut stream, &reason).await;
 }
@@ -132,12 +146,28 @@ impl Conn<'_> {
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Close::Frame(e)),
             };
-            if frame.dir != Direction::Request {
-                return Err(Close::Unsupported(frame.dir));
-            }
+            let envelope = match frame {
+                ConnFrame::Rpc(frame) if frame.dir == Direction::Request => {
+                    self.write.begin_rpc();
+                    frame.envelope
+                }
+                ConnFrame::Rpc(frame) => return Err(Close::Unsupported(frame.dir)),
+                ConnFrame::Node(NodeFrame::Call(call)) if call.flag == Flag::Request => {
+                    self.write
+                        .begin_node(call.req_id)
+                        .map_err(Close::DuplicateReqId)?;
+                    call.envelope
+                }
+                ConnFrame::Node(NodeFrame::Call(_)) => {
+                    return Err(Close::Unexpected("a response (flag 2)"))
+                }
+                ConnFrame::Node(NodeFrame::Handshake(_)) => {
+                    return Err(Close::Unexpected("a second handshake"))
+                }
+            };
             answer(
                 service,
-                frame.envelope,
+                envelope,
                 &mut self.out,
                 &mut self.write,
                 &mut self.results,
@@ -176,9 +206,6 @@ impl Conn<'_> {
             () = deadline => return Err(Close::WriteStalled),
         }
         self.write.clear();
-        if self.write.capacity() > BUF_KEEP {
-            self.write = Vec::with_capacity(BUF_START);
-        }
         Ok(())
     }
 
@@ -202,10 +229,23 @@ impl Conn<'_> {
                 "zap: closing connection: peer did not read its answers within {:?}",
                 self.config.idle_timeout
             ),
+            Close::HandshakeTimeout => tracing::info!(
+                %peer,
+                "zap: closing connection: node handshake not complete within {:?}",
+                self.config.handshake_timeout
+            ),
             Close::Frame(e) => tracing::warn!(%peer, "zap: closing connection: {e}"),
             Close::Unsupported(dir) => tracing::warn!(
                 %peer,
                 "zap: closing connection: received a {dir:?} frame; this server accepts only requests (dir 1)"
+            ),
+            Close::Unexpected(what) => tracing::warn!(
+                %peer,
+                "zap: closing connection: received {what} on the node transport; this server accepts only requests (flag 1)"
+            ),
+            Close::DuplicateReqId(id) => tracing::warn!(
+                %peer,
+                "zap: closing connection: node request reuses reqID {id} while that request is in flight"
             ),
             Close::Io(e) => tracing::info!(%peer, "zap: connection failed: {e}"),
         }
@@ -237,7 +277,7 @@ async fn answer<S: Service>(
     service: &S,
     envelope: &[u8],
     out: &mut Builder,
-    write: &mut Vec<u8>,
+    write: &mut Answers,
     results: &mut Results,
     text: &mut String,
     peer: SocketAddr,

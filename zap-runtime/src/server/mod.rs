@@ -1,6 +1,14 @@
 //! The ZAP/TCP server (feature `server`): an accept loop and one task per connection.
 //!
-//! Each connection reads frames (`[len u32][dir u8][envelope]`, spec §6) into a buffer
+//! **Both TCP framings on one port** (`docs/transports.md`): the RPC transport
+//! (`[len u32][dir u8][envelope]`, spec §6) and the node transport (a NodeID handshake,
+//! then `[len u32][reqID u32][flag u32][envelope]`), told apart by the fifth byte of the
+//! connection. Each connection is served in its own framing with everything below; on
+//! the node transport answers carry their request's reqID, a request reusing a reqID
+//! whose answer is not yet sent closes the connection, and the peer's NodeID is in
+//! [`CallContext`].
+//!
+//! Each connection reads frames into a buffer
 //! it reuses, answers every complete request **in order** by calling
 //! [`Service::call`] with a builder it reuses, writes each response frame straight into
 //! a reused write buffer and flushes once per batch of frames. On a warm connection a
@@ -57,10 +65,14 @@
 //! # }
 //! ```
 
+mod answers;
 mod conn;
+mod context;
+mod framing;
 mod respond;
 mod results;
 
+pub use self::context::CallContext;
 pub use crate::accept::{Bound, ServerStats};
 /// The shutdown signal of [`Server::run`] and [`serve`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
@@ -73,14 +85,15 @@ use tokio::net::{TcpListener, TcpStream};
 
 use crate::accept::Limits;
 
+use crate::frame::node::{NodeId, NODE_DEFAULT_MAX_FRAME};
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::{Authorizer, Service};
 
 /// Limits and timeouts of a server. Every field has a sane default.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
-    /// Largest accepted frame length (the `len` field). A larger one closes the
-    /// connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
+    /// Largest accepted RPC-transport frame length (the `len` field). A larger one
+    /// closes the connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
     pub max_frame: u32,
     /// Most connections served at once; more are closed as soon as they are accepted
     /// (refused, not queued) and counted in [`ServerStats::refused`]. Default 10 000.
@@ -109,6 +122,15 @@ pub struct ServerConfig {
     /// with its status (401 or 403) and reason, and the handler does not run. `None`
     /// (the default) serves everyone. See `zap_runtime::cap::Policy` (feature `cap`).
     pub authorize: Option<Authorizer>,
+    /// The NodeID this server announces to node-transport peers (see
+    /// `docs/transports.md`). Default `None`: the service's name, cut to 60 bytes.
+    pub node_id: Option<NodeId>,
+    /// Largest accepted node-transport frame length (the `len` field); a larger one
+    /// closes the connection. Default [`NODE_DEFAULT_MAX_FRAME`] (10 MiB, the peers' cap).
+    pub node_max_frame: u32,
+    /// A node-transport connection must complete its NodeID handshake within this long
+    /// of starting it, or it is closed. Default 10 s.
+    pub handshake_timeout: Duration,
 }
 
 impl Default for ServerConfig {
@@ -123,6 +145,9 @@ impl Default for ServerConfig {
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
             authorize: None,
+            node_id: None,
+            node_max_frame: NODE_DEFAULT_MAX_FRAME,
+            handshake_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -142,7 +167,8 @@ impl<S: Service> Bound<S, ServerConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
-        self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
+        self.accept_and_drain(limits, shutdown, |service, mut config, shutdown| {
+            config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
             let config = Arc::new(config);
             move |stream: TcpStream, peer| {
                 let _ = stream.set_nodelay(true);

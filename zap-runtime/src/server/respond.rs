@@ -1,7 +1,7 @@
 //! Writing response frames straight into the connection's write buffer, and salvaging
 //! the PromiseID of a request that cannot be fully parsed.
 
-use crate::frame::{Direction, FRAME_HEADER};
+use super::answers::{Answers, MAX_FRAME_HEAD};
 use crate::rpc::{request, response, Status, RPC_FLAGS};
 use crate::{Message, HEADER_SIZE, MAGIC, VERSION2};
 
@@ -10,29 +10,30 @@ const ROOT: usize = HEADER_SIZE;
 /// Where a non-empty body lands: right after the fixed section.
 const BODY_AT: usize = ROOT + response::SIZE;
 
-/// Append the frame `[len][dir 2][Response envelope]` to `out` and return the status
-/// written: `status`, or 500 when `body` is too large for a frame (its `len` is a u32),
-/// with a text saying so as the body instead.
+/// Append the answer frame — `[len][dir 2]` or `[len][reqID][flag 2]`, as `out` says,
+/// then the Response envelope — to `out` and return the status written: `status`, or
+/// 500 when `body` is too large for a frame (its `len` is a u32), with a text saying so
+/// as the body instead.
 ///
 /// The bytes are those of `Response { status, promise_id, body }.encode(..)` framed by
-/// `encode_frame` (checked by a test), written without an intermediate builder: one
-/// copy of the body, no allocation once `out` has grown.
+/// `encode_frame` or `encode_node_frame` (checked by a test), written without an
+/// intermediate builder: one copy of the body, no allocation once `out` has grown.
 pub(crate) fn put_response(
-    out: &mut Vec<u8>,
+    out: &mut Answers,
     status: Status,
     promise_id: u32,
     body: &[u8],
 ) -> Status {
-    let Some(sizes) = Sizes::of(body.len()) else {
+    let Some(sizes) = Sizes::of(body.len(), out.head().overhead()) else {
         let text = format!("response of {} bytes does not fit a frame", body.len());
         // A short text always fits, so this recursion ends at once.
         return put_response(out, Status::INTERNAL, promise_id, text.as_bytes());
     };
-    let mut head = [0u8; FRAME_HEADER + BODY_AT];
+    let mut frame_head = [0u8; MAX_FRAME_HEAD];
+    let msg = out.head().write(&mut frame_head, sizes.frame_len);
+    let mut head = [0u8; MAX_FRAME_HEAD + BODY_AT];
+    head[..msg].copy_from_slice(&frame_head[..msg]);
     let mut put = |at: usize, bytes: &[u8]| head[at..at + bytes.len()].copy_from_slice(bytes);
-    put(0, &sizes.frame_len.to_le_bytes());
-    put(4, &[Direction::Response as u8]);
-    let msg = FRAME_HEADER;
     put(msg, &MAGIC);
     put(msg + 4, &VERSION2.to_le_bytes());
     put(msg + 6, &RPC_FLAGS.to_le_bytes());
@@ -46,8 +47,8 @@ pub(crate) fn put_response(
         put(obj + response::BODY, &rel.to_le_bytes());
         put(obj + response::BODY + 4, &sizes.body.to_le_bytes());
     }
-    out.extend_from_slice(&head);
-    out.extend_from_slice(body);
+    out.extend(&head[..msg + BODY_AT]);
+    out.extend(body);
     status
 }
 
@@ -56,17 +57,17 @@ struct Sizes {
     body: u32,
     /// The message's size field: header, fixed section and body.
     message: u32,
-    /// The frame's `len`: the message and the direction byte.
+    /// The frame's `len`: the message and what the framing puts before it.
     frame_len: u32,
 }
 
 impl Sizes {
-    fn of(body_len: usize) -> Option<Sizes> {
+    fn of(body_len: usize, overhead: u32) -> Option<Sizes> {
         let message = u32::try_from(BODY_AT.checked_add(body_len)?).ok()?;
         Some(Sizes {
             body: u32::try_from(body_len).ok()?,
             message,
-            frame_len: message.checked_add(1)?,
+            frame_len: message.checked_add(overhead)?,
         })
     }
 }
@@ -82,11 +83,12 @@ pub(crate) fn salvage_promise_id(envelope: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::frame::encode_frame;
+    use crate::frame::node::{encode_node_frame, Flag};
+    use crate::frame::{encode_frame, Direction};
     use crate::rpc::{Request, Response};
     use crate::Builder;
 
-    fn reference(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
+    fn reference(status: Status, promise_id: u32, body: &[u8], req_id: Option<u32>) -> Vec<u8> {
         let mut b = Builder::new();
         let env = Response {
             status,
@@ -96,28 +98,44 @@ mod tests {
         .encode(&mut b)
         .unwrap();
         let mut out = Vec::new();
-        encode_frame(&mut out, Direction::Response, env).unwrap();
+        match req_id {
+            None => encode_frame(&mut out, Direction::Response, env).unwrap(),
+            Some(req_id) => encode_node_frame(&mut out, req_id, Flag::Response, env).unwrap(),
+        }
         out
     }
 
     #[test]
-    fn same_bytes_as_builder_and_encode_frame() {
+    fn same_bytes_as_builder_and_encoders() {
         for body in [&b""[..], b"x", b"not found", &[7u8; 300][..]] {
             for (status, id) in [(Status::OK, 1), (Status::NOT_FOUND, u32::MAX)] {
-                let mut out = vec![0xEE]; // appends after what is there
-                assert_eq!(put_response(&mut out, status, id, body), status);
-                assert_eq!(out[1..], reference(status, id, body)[..], "body {body:?}");
+                for req_id in [None, Some(9), Some(u32::MAX)] {
+                    let mut out = Answers::default();
+                    out.extend(&[0xEE]); // appends after what is there
+                    match req_id {
+                        None => out.begin_rpc(),
+                        Some(req_id) => out.begin_node(req_id).unwrap(),
+                    }
+                    assert_eq!(put_response(&mut out, status, id, body), status);
+                    assert_eq!(
+                        out[1..],
+                        reference(status, id, body, req_id)[..],
+                        "body {body:?}, reqID {req_id:?}"
+                    );
+                }
             }
         }
     }
 
     #[test]
     fn the_largest_body_fits_and_one_more_byte_does_not() {
-        let max = u32::MAX as usize - 1 - BODY_AT;
-        let sizes = Sizes::of(max).expect("fits");
-        assert_eq!(sizes.frame_len, u32::MAX);
-        assert!(Sizes::of(max + 1).is_none());
-        assert!(Sizes::of(usize::MAX).is_none());
+        for overhead in [1, 8] {
+            let max = u32::MAX as usize - overhead as usize - BODY_AT;
+            let sizes = Sizes::of(max, overhead).expect("fits");
+            assert_eq!(sizes.frame_len, u32::MAX);
+            assert!(Sizes::of(max + 1, overhead).is_none());
+            assert!(Sizes::of(usize::MAX, overhead).is_none());
+        }
     }
 
     #[test]
