@@ -48,6 +48,8 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod transport;
 mod zap_struct;
 
