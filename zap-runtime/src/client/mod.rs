@@ -28,6 +28,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
@@ -52,6 +53,12 @@ pub struct ClientConfig {
     /// Request frames queued for the writer at most; further callers wait for room.
     /// Default 1024.
     pub max_queued: usize,
+    /// Connect over TLS with these settings (feature `tls`): the roots to trust, the
+    /// server name to check, optionally a client certificate. `None` (the default)
+    /// connects in plain TCP. The handshake counts against
+    /// [`ClientConfig::connect_timeout`]; a failed one fails the connect.
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ClientTls>,
 }
 
 impl Default for ClientConfig {
@@ -61,6 +68,8 @@ impl Default for ClientConfig {
             max_frame: DEFAULT_MAX_FRAME,
             connect_timeout: Duration::from_secs(10),
             max_queued: 1024,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -79,6 +88,8 @@ struct Inner {
     builders: BuilderPool,
     config: ClientConfig,
     peer: SocketAddr,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::TlsInfo>,
 }
 
 impl Drop for Inner {
@@ -104,27 +115,60 @@ impl Client {
     }
 
     /// Connect with `config`. Must be called within a tokio runtime (it spawns the
-    /// connection's reader and writer tasks).
+    /// connection's reader and writer tasks). With [`ClientConfig::tls`] the TLS
+    /// handshake runs before the first call, within the same connect timeout.
     pub async fn connect_with(
         addr: impl ToSocketAddrs,
         config: ClientConfig,
     ) -> std::io::Result<Client> {
-        let stream = tokio::time::timeout(config.connect_timeout, TcpStream::connect(addr))
+        let deadline = Instant::now() + config.connect_timeout;
+        let timed_out = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("connecting took longer than {:?}", config.connect_timeout),
+            )
+        };
+        let stream = timeout_at(deadline, TcpStream::connect(addr))
             .await
-            .map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    format!("connecting took longer than {:?}", config.connect_timeout),
-                )
-            })??;
+            .map_err(|_| timed_out())??;
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &config.tls {
+            let (stream, info) = timeout_at(deadline, tls.connect(stream))
+                .await
+                .map_err(|_| timed_out())??;
+            let (rd, wr) = tokio::io::split(stream);
+            return Ok(Client::start(rd, wr, peer, config, Some(info)));
+        }
         let (rd, wr) = stream.into_split();
+        Ok(Client::start(
+            rd,
+            wr,
+            peer,
+            config,
+            #[cfg(feature = "tls")]
+            None,
+        ))
+    }
+
+    /// Spawn the reader and writer tasks of a connected stream.
+    fn start<R, W>(
+        rd: R,
+        wr: W,
+        peer: SocketAddr,
+        config: ClientConfig,
+        #[cfg(feature = "tls")] tls: Option<crate::tls::TlsInfo>,
+    ) -> Client
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let shared = Arc::new(Shared::default());
         let (queue, queued) = mpsc::channel(config.max_queued.max(1));
         tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));
         tokio::spawn(io::read_loop(rd, Arc::clone(&shared), config.max_frame));
-        Ok(Client {
+        Client {
             inner: Arc::new(Inner {
                 queue,
                 shared,
@@ -132,8 +176,17 @@ impl Client {
                 builders: BuilderPool::new(),
                 config,
                 peer,
+                #[cfg(feature = "tls")]
+                tls,
             }),
-        })
+        }
+    }
+
+    /// What the TLS handshake negotiated (version, cipher suite, key exchange group:
+    /// `X25519MLKEM768` by default), or `None` for a plain TCP connection.
+    #[cfg(feature = "tls")]
+    pub fn tls_info(&self) -> Option<&crate::tls::TlsInfo> {
+        self.inner.tls.as_ref()
     }
 
     /// The server's address.

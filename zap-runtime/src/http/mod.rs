@@ -104,6 +104,13 @@ pub struct HttpConfig {
     /// After shutdown is triggered, how long requests in flight may take before their
     /// connections are dropped (default 30 s).
     pub drain_timeout: Duration,
+    /// Serve HTTPS with these settings (feature `tls`); `None` (the default) serves plain
+    /// HTTP. The server offers `http/1.1` by ALPN unless the settings name protocols of
+    /// their own. A handshake that fails or does not finish within
+    /// [`ServerTls::handshake_timeout`](crate::tls::ServerTls::handshake_timeout) closes
+    /// the connection and is counted in [`ServerStats::tls`].
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl HttpConfig {
@@ -124,6 +131,8 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             drain_timeout: Duration::from_secs(30),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }

@@ -104,6 +104,13 @@ pub struct ServerConfig {
     /// After shutdown is triggered, how long connections get to finish before they
     /// are dropped. Default 10 s.
     pub drain_timeout: Duration,
+    /// Serve over TLS with these settings (feature `tls`); `None` (the default) serves
+    /// plain TCP. With TLS every connection must finish a TLS handshake within
+    /// [`ServerTls::handshake_timeout`](crate::tls::ServerTls::handshake_timeout) before
+    /// its first frame is read; one that fails or stalls is closed and counted in
+    /// [`ServerStats::tls`].
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl Default for ServerConfig {
@@ -117,6 +124,8 @@ impl Default for ServerConfig {
             pipeline_bytes: 64 << 10,
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -136,13 +145,30 @@ impl<S: Service> Bound<S, ServerConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
+        #[cfg(feature = "tls")]
+        let stats = self.stats();
         self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
             let config = Arc::new(config);
             move |stream: TcpStream, peer| {
                 let _ = stream.set_nodelay(true);
                 let (service, config, shutdown) =
                     (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
-                async move { conn::run(stream, peer, &*service, &config, &shutdown).await }
+                #[cfg(feature = "tls")]
+                let stats = stats.clone();
+                async move {
+                    // The handshake runs here, in the connection's own task: a slow or
+                    // hostile one holds up no other connection.
+                    #[cfg(feature = "tls")]
+                    if let Some(tls) = &config.tls {
+                        let Some(stream) =
+                            tls.handshake(stream, peer, &stats, &shutdown, "zap").await
+                        else {
+                            return;
+                        };
+                        return conn::run(stream, peer, &*service, &config, &shutdown).await;
+                    }
+                    conn::run(stream, peer, &*service, &config, &shutdown).await
+                }
             }
         })
         .await;
