@@ -17,7 +17,7 @@ use eth_rpc::Config;
 use pki::Pki;
 use serde_json::Value;
 use support::Running;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::process::Command;
 use zap_runtime::client::{Client, ClientConfig};
@@ -349,4 +349,105 @@ async fn plain_http_on_the_https_port_is_closed_and_https_still_served() {
     assert!(ok, "{}", String::from_utf8_lossy(&printed));
     assert_real_balance(&printed);
     server.stop().await;
+}
+
+/// The `eth-rpc` binary with `args` on ports it picks; its ZAP and HTTP addresses read
+/// off its "serving" log line, and the running child (killed when dropped).
+async fn eth_rpc_binary(args: &[String]) -> (tokio::process::Child, u16, u16) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
+        .args(["--zap-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+        .args(args)
+        .env("RUST_LOG", "info")
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start eth-rpc");
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let serving = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Some(line) = lines.next_line().await.expect("read the log") {
+            if line.contains("eth-rpc serving") {
+                return line;
+            }
+        }
+        panic!("eth-rpc exited before serving");
+    })
+    .await
+    .expect("eth-rpc serves within 15 s");
+    let port = |key: &str| -> u16 {
+        serving
+            .split_whitespace()
+            .find_map(|word| word.strip_prefix(key))
+            .and_then(|addr| addr.rsplit(':').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no {key}PORT in {serving:?}"))
+    };
+    let (zap, http) = (port("zap="), port("http="));
+    // Keep draining the log so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, zap, http)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tls_flags_serve_both_ports_of_the_binary() {
+    let pki = Pki::new();
+    let flags = [
+        "--tls-cert".to_string(),
+        pki.path("server.pem").display().to_string(),
+        "--tls-key".to_string(),
+        pki.path("server.key").display().to_string(),
+    ];
+    let (mut child, zap, http) = eth_rpc_binary(&flags).await;
+    let (ok, printed) = curl(&pki, http, &[]).await;
+    assert!(ok, "curl failed: {}", String::from_utf8_lossy(&printed));
+    assert_real_balance(&printed);
+    let tls = ClientTls::builder("localhost")
+        .ca_pem_file(pki.path("ca.pem"))
+        .build()
+        .expect("client TLS");
+    let config = ClientConfig {
+        tls: Some(tls),
+        ..ClientConfig::default()
+    };
+    let client = Client::connect_with(("127.0.0.1", zap), config)
+        .await
+        .expect("ZAP over TLS to the binary");
+    let account = *Ledger::default().address(0).expect("a seeded account");
+    let answer = EthClient::new(client.clone())
+        .get_balance(&BalanceRequest {
+            id: 1,
+            block: 1,
+            account,
+        })
+        .await
+        .expect("a balance");
+    assert_eq!(answer.balance, Ledger::default().account(&account).balance);
+    assert!(client.tls_info().expect("TLS").is_post_quantum());
+    child.start_kill().expect("stop eth-rpc");
+    let _ = child.wait().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tls_flags_are_checked_before_serving() {
+    let run = |args: Vec<String>| async move {
+        let output = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
+            .args(["--zap-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+            .args(args)
+            .kill_on_drop(true)
+            .output();
+        tokio::time::timeout(Duration::from_secs(15), output)
+            .await
+            .expect("eth-rpc exits within 15 s")
+            .expect("run eth-rpc")
+    };
+    // A certificate without its key is a usage error (clap's exit status 2).
+    let alone = run(vec!["--tls-cert".into(), "server.pem".into()]).await;
+    assert_eq!(alone.status.code(), Some(2), "{alone:?}");
+    // A file that is not there: refused at start, naming the file.
+    let pki = Pki::new();
+    let missing = pki.path("missing.pem").display().to_string();
+    let key = pki.path("server.key").display().to_string();
+    let out = run(vec!["--tls-cert".into(), missing, "--tls-key".into(), key]).await;
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("missing.pem"), "{stderr}");
 }
