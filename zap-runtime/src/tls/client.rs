@@ -15,7 +15,7 @@ use super::{pem, versions, KeyExchange, TlsError, TlsInfo};
 
 /// A client's TLS settings: the rustls configuration (trusted roots, groups, versions,
 /// optional client certificate) and the name the server's certificate must carry. Set
-/// it as [`ClientConfig::tls`](crate::client::ClientConfig::tls); clones share the
+/// it as `client::ClientConfig::tls`; clones share the
 /// configuration.
 #[derive(Clone)]
 pub struct ClientTls {

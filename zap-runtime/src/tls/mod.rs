@@ -4,14 +4,14 @@
 //! * **Post-quantum hybrid key exchange by default.** Both sides offer
 //!   `X25519MLKEM768` (X25519 combined with ML-KEM-768) first and plain `X25519` as
 //!   the fallback for peers without ML-KEM ([`KeyExchange`]). Which group a connection
-//!   negotiated is in its [`TlsInfo`] (the client's [`Client::tls_info`], the server's
+//!   negotiated is in its [`TlsInfo`] (the client's `Client::tls_info`, the server's
 //!   `ServerStats::tls` counts, and a `tracing::debug!` line per handshake).
 //! * **TLS 1.3 only** unless TLS 1.2 is asked for (`allow_tls12(true)`).
 //! * **Client certificates (mTLS)** when the server is given a CA file
-//!   ([`ServerTlsBuilder::client_ca_pem_file`]): a client without a certificate
+//!   (`ServerTlsBuilder::client_ca_pem_file`): a client without a certificate
 //!   signed by one of its CAs is refused during the handshake.
 //! * **Fail closed.** A handshake that fails (a plaintext peer, garbage, a refused
-//!   certificate) or does not finish within [`ServerTls::handshake_timeout`] closes that
+//!   certificate) or does not finish within `ServerTls::handshake_timeout` closes that
 //!   connection; nothing is ever served in plaintext on a TLS port. The handshake runs
 //!   in the connection's own task, so a slow one holds up no other connection.
 //!
@@ -27,8 +27,6 @@
 //! # let _ = config; Ok(())
 //! # }
 //! ```
-//!
-//! [`Client::tls_info`]: crate::client::Client::tls_info
 
 mod client;
 mod info;
@@ -44,7 +42,7 @@ use rustls::crypto::{aws_lc_rs, CryptoProvider, SupportedKxGroup};
 pub use client::{ClientTls, ClientTlsBuilder};
 pub use info::TlsInfo;
 /// The rustls types [`TlsInfo`] is made of, and rustls itself for hand-made configs
-/// ([`ServerTls::from_rustls`], [`ClientTls::from_rustls`]).
+/// (`ServerTls::from_rustls`, [`ClientTls::from_rustls`]).
 pub use rustls::{self, CipherSuite, NamedGroup, ProtocolVersion};
 #[cfg(any(feature = "server", feature = "http"))]
 pub(crate) use server::TlsCounters;

@@ -24,8 +24,8 @@ const LINGER: Duration = Duration::from_secs(1);
 
 /// A server's TLS settings: the rustls configuration (certificate, key, groups,
 /// versions, client-certificate verifier) and the handshake timeout. Built once, cloned
-/// cheaply into [`ServerConfig::tls`](crate::server::ServerConfig::tls) and
-/// [`HttpConfig::tls`](crate::http::HttpConfig::tls); clones share the configuration.
+/// cheaply into `server::ServerConfig::tls` and `http::HttpConfig::tls` (one can serve
+/// both); clones share the configuration.
 #[derive(Clone)]
 pub struct ServerTls {
     config: Arc<rustls::ServerConfig>,
