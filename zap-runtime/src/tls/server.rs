@@ -111,13 +111,17 @@ impl ServerTls {
         let accept = TlsAcceptor::from(Arc::clone(&self.config))
             .accept(stream)
             .into_fallible();
+        // Pinned here, not inside select!, so that a timed-out handshake's socket is
+        // closed only after it is counted (a peer that sees the close sees the count).
+        let accept = tokio::time::timeout(self.handshake_timeout, accept);
+        tokio::pin!(accept);
         let done = tokio::select! {
             biased;
             () = shutdown.cancelled() => {
                 tracing::debug!(server, %peer, "TLS handshake cut short by shutdown");
                 return None;
             }
-            done = tokio::time::timeout(self.handshake_timeout, accept) => done,
+            done = &mut accept => done,
         };
         match done {
             Ok(Ok(tls)) => {
@@ -148,7 +152,7 @@ impl ServerTls {
                     "closing connection: TLS handshake not done within {:?}",
                     self.handshake_timeout
                 );
-                None
+                None // returning drops the pinned handshake, closing the socket
             }
         }
     }
