@@ -41,6 +41,8 @@ struct Counters {
     active: AtomicUsize,
     accepted: AtomicU64,
     refused: AtomicU64,
+    #[cfg(feature = "tls")]
+    tls: crate::tls::TlsCounters,
 }
 
 impl ServerStats {
@@ -57,6 +59,12 @@ impl ServerStats {
     /// Connections closed at once because `max_connections` were already open.
     pub fn refused(&self) -> u64 {
         self.0.refused.load(Ordering::Relaxed)
+    }
+
+    /// The TLS handshake counters (`ServerStats::tls` reads them).
+    #[cfg(feature = "tls")]
+    pub(crate) fn tls_counters(&self) -> &crate::tls::TlsCounters {
+        &self.0.tls
     }
 
     /// Count a connection open until the returned guard is dropped.

@@ -33,6 +33,7 @@ pub(crate) struct FrameReader<D = FrameDecoder> {
 
 impl FrameReader {
     /// An RPC-framing reader refusing frames whose `len` exceeds `max_frame`.
+    #[cfg(any(feature = "client", test))]
     pub(crate) fn new(max_frame: u32) -> Self {
         FrameReader::with_decoder(FrameDecoder::new(max_frame))
     }
@@ -63,6 +64,7 @@ impl<D: FrameDecode> FrameReader<D> {
 
 impl<D> FrameReader<D> {
     /// The bytes received and not yet handed out as frames.
+    #[cfg(feature = "server")]
     pub(crate) fn unread(&self) -> &[u8] {
         &self.buf[self.used..]
     }

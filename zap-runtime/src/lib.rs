@@ -50,6 +50,8 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod transport;
 mod zap_struct;
 

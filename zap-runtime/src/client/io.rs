@@ -3,8 +3,7 @@
 
 use std::sync::Arc;
 
-use tokio::io::AsyncWriteExt;
-use tokio::net::tcp::{OwnedReadHalf, OwnedWriteHalf};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::mpsc;
 
 use super::shared::{Failure, Shared};
@@ -38,8 +37,8 @@ const BATCH_START: usize = 16 << 10;
 
 /// Write queued frames until the queue closes (every `Client` dropped) or the
 /// connection closes; then send end-of-stream.
-pub(crate) async fn write_loop(
-    mut wr: OwnedWriteHalf,
+pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
+    mut wr: W,
     mut queue: mpsc::Receiver<Vec<u8>>,
     shared: Arc<Shared>,
 ) {
@@ -57,8 +56,12 @@ pub(crate) async fn write_loop(
                 Err(_) => break,
             }
         }
+        // flush: a TLS stream may hold back the tail of what it encrypted.
         let written = tokio::select! {
-            written = wr.write_all(&batch) => written,
+            written = async {
+                wr.write_all(&batch).await?;
+                wr.flush().await
+            } => written,
             () = shared.closed.cancelled() => break,
         };
         if let Err(e) = written {
@@ -77,8 +80,8 @@ pub(crate) async fn write_loop(
 
 /// Read response frames and resolve the matching callers until the connection ends;
 /// then close `shared` with the reason (waking everyone still waiting).
-pub(crate) async fn read_loop<D: ResponseFrames>(
-    mut rd: OwnedReadHalf,
+pub(crate) async fn read_loop<R: AsyncRead + Unpin, D: ResponseFrames>(
+    mut rd: R,
     shared: Arc<Shared>,
     mut frames: FrameReader<D>,
 ) {

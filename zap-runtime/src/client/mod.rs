@@ -33,13 +33,14 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
 use self::shared::{Failure, Shared};
 use crate::frame::node::{
-    encode_node_frame, Flag, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
+    encode_node_frame, Flag, NodeFrameDecoder, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
 };
 use crate::frame::{encode_frame, Direction, Framing, DEFAULT_MAX_FRAME};
 use crate::frame_reader::FrameReader;
@@ -73,6 +74,12 @@ pub struct ClientConfig {
     /// Largest accepted response frame length on the node transport. Default
     /// [`NODE_DEFAULT_MAX_FRAME`] (10 MiB, the peers' cap).
     pub node_max_frame: u32,
+    /// Connect over TLS with these settings (feature `tls`): the roots to trust, the
+    /// server name to check, optionally a client certificate. `None` (the default)
+    /// connects in plain TCP. The handshake counts against
+    /// [`ClientConfig::connect_timeout`]; a failed one fails the connect.
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ClientTls>,
 }
 
 /// The NodeID a client announces unless configured otherwise.
@@ -89,6 +96,8 @@ impl Default for ClientConfig {
             framing: Framing::Rpc,
             node_id: CLIENT_NODE_ID,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -108,6 +117,8 @@ struct Inner {
     config: ClientConfig,
     peer: SocketAddr,
     peer_node_id: Option<NodeId>,
+    #[cfg(feature = "tls")]
+    tls: Option<crate::tls::TlsInfo>,
 }
 
 impl Drop for Inner {
@@ -133,32 +144,77 @@ impl Client {
     }
 
     /// Connect with `config`. Must be called within a tokio runtime (it spawns the
-    /// connection's reader and writer tasks).
+    /// connection's reader and writer tasks). With [`ClientConfig::tls`] the TLS
+    /// handshake runs before the first call, within the same connect timeout.
     pub async fn connect_with(
         addr: impl ToSocketAddrs,
         config: ClientConfig,
     ) -> std::io::Result<Client> {
-        let stream = tokio::time::timeout(config.connect_timeout, TcpStream::connect(addr))
+        let deadline = Instant::now() + config.connect_timeout;
+        let timed_out = || {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("connecting took longer than {:?}", config.connect_timeout),
+            )
+        };
+        let stream = timeout_at(deadline, TcpStream::connect(addr))
             .await
-            .map_err(|_| {
-                std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    format!("connecting took longer than {:?}", config.connect_timeout),
-                )
-            })??;
-        let mut stream = stream;
+            .map_err(|_| timed_out())??;
         stream.set_nodelay(true)?;
         let peer = stream.peer_addr()?;
-        let node = match config.framing {
-            Framing::Rpc => None,
-            Framing::Node => Some(node::handshake(&mut stream, &config).await?),
-        };
-        let peer_node_id = node.as_ref().map(|(_, id)| *id);
+        #[cfg(feature = "tls")]
+        if let Some(tls) = &config.tls {
+            let (mut stream, info) = timeout_at(deadline, tls.connect(stream))
+                .await
+                .map_err(|_| timed_out())??;
+            let node = Client::node_handshake(&mut stream, &config).await?;
+            let (rd, wr) = tokio::io::split(stream);
+            return Ok(Client::start(rd, wr, peer, config, node, Some(info)));
+        }
+        let mut stream = stream;
+        let node = Client::node_handshake(&mut stream, &config).await?;
         let (rd, wr) = stream.into_split();
+        Ok(Client::start(
+            rd,
+            wr,
+            peer,
+            config,
+            node,
+            #[cfg(feature = "tls")]
+            None,
+        ))
+    }
+
+    /// On the node transport, the NodeID handshake (over TLS when configured): the
+    /// frame reader it leaves and the server's NodeID. `None` on the RPC transport.
+    async fn node_handshake<St: AsyncRead + AsyncWrite + Unpin>(
+        stream: &mut St,
+        config: &ClientConfig,
+    ) -> std::io::Result<Option<(FrameReader<NodeFrameDecoder>, NodeId)>> {
+        match config.framing {
+            Framing::Rpc => Ok(None),
+            Framing::Node => node::handshake(stream, config).await.map(Some),
+        }
+    }
+
+    /// Spawn the reader and writer tasks of a connected stream.
+    fn start<R, W>(
+        rd: R,
+        wr: W,
+        peer: SocketAddr,
+        config: ClientConfig,
+        node: Option<(FrameReader<NodeFrameDecoder>, NodeId)>,
+        #[cfg(feature = "tls")] tls: Option<crate::tls::TlsInfo>,
+    ) -> Client
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
         let shared = Arc::new(Shared::default());
         let (queue, queued) = mpsc::channel(config.max_queued.max(1));
         tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));
         let reader = Arc::clone(&shared);
+        let peer_node_id = node.as_ref().map(|(_, id)| *id);
         match node {
             None => tokio::spawn(io::read_loop(
                 rd,
@@ -167,7 +223,7 @@ impl Client {
             )),
             Some((frames, _)) => tokio::spawn(io::read_loop(rd, reader, frames)),
         };
-        Ok(Client {
+        Client {
             inner: Arc::new(Inner {
                 queue,
                 shared,
@@ -176,8 +232,17 @@ impl Client {
                 config,
                 peer,
                 peer_node_id,
+                #[cfg(feature = "tls")]
+                tls,
             }),
-        })
+        }
+    }
+
+    /// What the TLS handshake negotiated (version, cipher suite, key exchange group:
+    /// `X25519MLKEM768` by default), or `None` for a plain TCP connection.
+    #[cfg(feature = "tls")]
+    pub fn tls_info(&self) -> Option<&crate::tls::TlsInfo> {
+        self.inner.tls.as_ref()
     }
 
     /// The server's address.

@@ -109,6 +109,13 @@ pub struct HttpConfig {
     /// answers that call -32001 (401) or -32003 (403) with the reason, and the handler
     /// does not run. `None` (the default) serves everyone.
     pub authorize: Option<crate::service::Authorizer>,
+    /// Serve HTTPS with these settings (feature `tls`); `None` (the default) serves plain
+    /// HTTP. The server offers `http/1.1` by ALPN unless the settings name protocols of
+    /// their own. A handshake that fails or does not finish within
+    /// [`ServerTls::handshake_timeout`](crate::tls::ServerTls::handshake_timeout) closes
+    /// the connection and is counted in [`ServerStats::tls`].
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl HttpConfig {
@@ -130,6 +137,8 @@ impl Default for HttpConfig {
             body_read_timeout: Duration::from_secs(30),
             drain_timeout: Duration::from_secs(30),
             authorize: None,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
@@ -45,14 +46,40 @@ impl<S: Service> Bound<S, HttpConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
+        #[cfg(feature = "tls")]
+        let (stats, tls) = (
+            self.stats(),
+            self.config
+                .tls
+                .as_ref()
+                .map(|tls| tls.with_default_alpn(b"http/1.1")),
+        );
         self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
             let shared = Arc::new(Shared {
                 service,
                 pool: BuilderPool::new(),
                 config,
             });
-            move |stream, peer| {
-                serve_connection(Arc::clone(&shared), stream, peer, shutdown.clone())
+            move |stream: TcpStream, peer| {
+                // Answers are small and written whole: do not let Nagle hold them back.
+                let _ = stream.set_nodelay(true);
+                let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+                #[cfg(feature = "tls")]
+                let (stats, tls) = (stats.clone(), tls.clone());
+                async move {
+                    // The handshake runs in the connection's own task, never in the
+                    // accept loop.
+                    #[cfg(feature = "tls")]
+                    if let Some(tls) = tls {
+                        let Some(stream) =
+                            tls.handshake(stream, peer, &stats, &shutdown, "http").await
+                        else {
+                            return;
+                        };
+                        return serve_connection(shared, stream, peer, shutdown).await;
+                    }
+                    serve_connection(shared, stream, peer, shutdown).await
+                }
             }
         })
         .await;
@@ -74,16 +101,16 @@ pub async fn serve_http<S: Service>(
         .await
 }
 
-/// Serve one connection until the peer closes it, a timeout closes it, or shutdown asks
-/// it to finish what is in flight and close.
-async fn serve_connection<S: Service>(
+/// Serve one connection (TCP, or TLS over TCP) until the peer closes it, a timeout
+/// closes it, or shutdown asks it to finish what is in flight and close.
+async fn serve_connection<S: Service, IO>(
     shared: Arc<Shared<S>>,
-    stream: TcpStream,
+    stream: IO,
     peer: SocketAddr,
     shutdown: CancellationToken,
-) {
-    // Answers are small and written whole: do not let Nagle hold them back.
-    let _ = stream.set_nodelay(true);
+) where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let header_read_timeout = shared.config.header_read_timeout;
     let service = service_fn(move |req| {
         let shared = shared.clone();

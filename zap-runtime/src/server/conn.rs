@@ -6,8 +6,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
@@ -65,9 +64,10 @@ struct Conn<'c> {
     results: Results,
 }
 
-/// Serve one accepted connection until it ends; never panics on input.
-pub(crate) async fn run<S: Service>(
-    mut stream: TcpStream,
+/// Serve one accepted connection (a TCP stream, or a TLS stream over one) until it
+/// ends; never panics on input.
+pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: IO,
     peer: SocketAddr,
     service: &S,
     config: &ServerConfig,
@@ -97,9 +97,9 @@ pub(crate) async fn run<S: Service>(
 }
 
 impl Conn<'_> {
-    async fn serve<S: Service>(
+    async fn serve<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut IO,
         service: &S,
         shutdown: &CancellationToken,
     ) -> Close {
@@ -133,9 +133,9 @@ impl Conn<'_> {
 
     /// Answer every complete frame in the read buffer, flushing early only when the
     /// write buffer passes its limit (or `max_in_flight` answers wait).
-    async fn answer_batch<S: Service>(
+    async fn answer_batch<S: Service, IO: AsyncWrite + Unpin>(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut IO,
         service: &S,
         mut idle: Pin<&mut Sleep>,
     ) -> Result<(), Close> {
@@ -189,9 +189,9 @@ impl Conn<'_> {
     /// Write out every answer in the write buffer (one write call when the socket
     /// accepts it), giving up if the peer takes none of it for the idle timeout.
     /// Re-arms `deadline`, which then also bounds the wait for the next frame.
-    async fn flush(
+    async fn flush<IO: AsyncWrite + Unpin>(
         &mut self,
-        stream: &mut TcpStream,
+        stream: &mut IO,
         mut deadline: Pin<&mut Sleep>,
     ) -> Result<(), Close> {
         if self.write.is_empty() {
@@ -202,7 +202,11 @@ impl Conn<'_> {
             .reset(Instant::now() + self.config.idle_timeout);
         tokio::select! {
             biased;
-            written = stream.write_all(&self.write) => written.map_err(Close::Io)?,
+            // flush: a TLS stream may hold back the tail of what it encrypted.
+            written = async {
+                stream.write_all(&self.write).await?;
+                stream.flush().await
+            } => written.map_err(Close::Io)?,
             () = deadline => return Err(Close::WriteStalled),
         }
         self.write.clear();
@@ -253,7 +257,7 @@ impl Conn<'_> {
 
     /// Send what is left, signal end of stream, and linger briefly so unread input
     /// does not turn the close into a reset.
-    async fn close(&mut self, stream: &mut TcpStream, reason: &Close) {
+    async fn close<IO: AsyncRead + AsyncWrite + Unpin>(&mut self, stream: &mut IO, reason: &Close) {
         let writable = !matches!(reason, Close::Io(_) | Close::WriteStalled);
         if writable && !self.write.is_empty() {
             let _ = tokio::time::timeout(LINGER, stream.write_all(&self.write)).await;

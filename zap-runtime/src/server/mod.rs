@@ -131,6 +131,13 @@ pub struct ServerConfig {
     /// A node-transport connection must complete its NodeID handshake within this long
     /// of starting it, or it is closed. Default 10 s.
     pub handshake_timeout: Duration,
+    /// Serve over TLS with these settings (feature `tls`); `None` (the default) serves
+    /// plain TCP. With TLS every connection must finish a TLS handshake within
+    /// [`ServerTls::handshake_timeout`](crate::tls::ServerTls::handshake_timeout) before
+    /// its first frame is read; one that fails or stalls is closed and counted in
+    /// [`ServerStats::tls`].
+    #[cfg(feature = "tls")]
+    pub tls: Option<crate::tls::ServerTls>,
 }
 
 impl Default for ServerConfig {
@@ -148,6 +155,8 @@ impl Default for ServerConfig {
             node_id: None,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,
             handshake_timeout: Duration::from_secs(10),
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -167,6 +176,8 @@ impl<S: Service> Bound<S, ServerConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
+        #[cfg(feature = "tls")]
+        let stats = self.stats();
         self.accept_and_drain(limits, shutdown, |service, mut config, shutdown| {
             config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
             let config = Arc::new(config);
@@ -174,7 +185,22 @@ impl<S: Service> Bound<S, ServerConfig> {
                 let _ = stream.set_nodelay(true);
                 let (service, config, shutdown) =
                     (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
-                async move { conn::run(stream, peer, &*service, &config, &shutdown).await }
+                #[cfg(feature = "tls")]
+                let stats = stats.clone();
+                async move {
+                    // The handshake runs here, in the connection's own task: a slow or
+                    // hostile one holds up no other connection.
+                    #[cfg(feature = "tls")]
+                    if let Some(tls) = &config.tls {
+                        let Some(stream) =
+                            tls.handshake(stream, peer, &stats, &shutdown, "zap").await
+                        else {
+                            return;
+                        };
+                        return conn::run(stream, peer, &*service, &config, &shutdown).await;
+                    }
+                    conn::run(stream, peer, &*service, &config, &shutdown).await
+                }
             }
         })
         .await;

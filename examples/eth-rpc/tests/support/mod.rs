@@ -12,11 +12,14 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
+use zap_runtime::server::ServerStats;
 
 /// Both servers of the example, running in this process.
 pub struct Running {
     pub zap: SocketAddr,
     pub http: SocketAddr,
+    pub zap_stats: ServerStats,
+    pub http_stats: ServerStats,
     stop: oneshot::Sender<()>,
     task: JoinHandle<std::io::Result<()>>,
 }
@@ -24,14 +27,20 @@ pub struct Running {
 impl Running {
     /// Bind both transports on 127.0.0.1 port 0 and serve.
     pub async fn start() -> Running {
+        Running::start_with(Config::default()).await
+    }
+
+    /// Serve `config` (its addresses replaced by 127.0.0.1 port 0).
+    pub async fn start_with(config: Config) -> Running {
         let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
         let config = Config {
             zap_addr: loopback,
             http_addr: loopback,
-            ..Config::default()
+            ..config
         };
         let servers = Servers::bind(config).await.expect("bind on port 0");
         let (zap, http) = (servers.zap_addr(), servers.http_addr());
+        let (zap_stats, http_stats) = (servers.zap_stats(), servers.http_stats());
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(servers.serve(async move {
             let _ = stopped.await;
@@ -39,6 +48,8 @@ impl Running {
         Running {
             zap,
             http,
+            zap_stats,
+            http_stats,
             stop,
             task,
         }
