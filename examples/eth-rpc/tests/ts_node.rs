@@ -33,12 +33,19 @@ fn script(name: &str) -> PathBuf {
 
 /// Run the TypeScript client script against `port` with `calls`; its answers.
 async fn ts_client(port: u16, calls: &[Value]) -> Vec<Value> {
+    ts_client_with_cap(port, calls, "").await
+}
+
+/// [`ts_client`] with `ZapClient.connect(opts, cap)` given `cap_hex`.
+async fn ts_client_with_cap(port: u16, calls: &[Value], cap_hex: &str) -> Vec<Value> {
     let js = node_js::zap_js();
+    let cap_hex = cap_hex.to_owned();
     let port = port.to_string();
     let input = serde_json::to_vec(calls).unwrap();
     let out = tokio::task::spawn_blocking(move || {
         let mut child = js
             .command(&script("eth_client.mjs"), &["127.0.0.1", &port])
+            .env("ZAP_CAP", &cap_hex)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -248,4 +255,71 @@ async fn node_mode_client_calls_a_typescript_server() {
     let (status, body) = client.call_raw(7, 0, b"").await.expect("an answer");
     assert_eq!(status, Status::NOT_FOUND);
     assert!(String::from_utf8_lossy(&body).contains("ordinal 7"));
+}
+
+/// The capability `ZapClient.connect(opts, cap)` puts in every call is checked like any
+/// other: with a policy on the server, a valid one is served and none gets 401.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn typescript_zap_client_capabilities_are_checked() {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    use zap_runtime::cap::{issue, Issuance, Policy, Scheme, SigningKey};
+    use zap_runtime::{Authorizer, Service};
+
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let key = SigningKey::from_secret(Scheme::Ed25519, &[5; 32]).unwrap();
+    let target = [0x24; 32];
+    let cap = issue(
+        &Issuance {
+            kind: 1,
+            target,
+            permissions: 0x1,
+            issued_at: now - 60,
+            expires_at: now + 3600,
+            ..Default::default()
+        },
+        &key,
+    )
+    .unwrap();
+    let policy = Authorizer::new(
+        Policy::builder(target)
+            .trust(key.public_key().clone())
+            .methods(<eth_rpc::eth::EthService<eth_rpc::LedgerEth> as Service>::METHODS)
+            .build(),
+    );
+    let mut config = eth_rpc::Config::default();
+    config.zap.authorize = Some(policy);
+    let server = Running::start_with(config).await;
+    let ledger = Ledger::default();
+    let account = ledger.address(1).unwrap();
+    let calls: Vec<Value> = (0..4)
+        .map(|i| json!({"method": 1, "id": i, "block": 68943, "account": to_hex(account)}))
+        .collect();
+
+    let served = ts_client_with_cap(server.zap.port(), &calls, &hex_of(&cap)).await;
+    for answer in &served {
+        assert_eq!(answer["status"], 200, "{answer}");
+        assert_eq!(
+            answer["balance"],
+            ledger.account(account).balance.to_string()
+        );
+    }
+    let refused = ts_client(server.zap.port(), &calls).await;
+    for answer in &refused {
+        assert_eq!(answer["status"], 401, "{answer}");
+        assert!(
+            answer["error"]
+                .as_str()
+                .unwrap()
+                .starts_with("unauthorized:"),
+            "{answer}"
+        );
+    }
+    server.stop().await;
+}
+
+fn hex_of(bytes: &[u8]) -> String {
+    to_hex(bytes).trim_start_matches("0x").to_owned()
 }

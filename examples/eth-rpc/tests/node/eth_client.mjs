@@ -2,6 +2,7 @@
 // (@zap-proto/zap 1.6.0, node transport: NodeID handshake, then correlated frames).
 //
 // Usage: node --input-type=module --eval "$(cat eth_client.mjs)" -- HOST PORT < calls.json
+// ZAP_CAP (optional, hex): the capability ZapClient.connect puts in every call.
 // calls.json: [{"conn": 0, "method": 1, "id": 1, "block": 68943, "account": "0x..",
 //               "promiseID": 9, "target": 7, "payload": "hex"}, ...]
 // ("conn", "promiseID", "target" and "payload" optional.) Every BalanceRequest is built
@@ -42,7 +43,7 @@ const [host, port] = process.argv.slice(-2);
 const calls = await readStdin();
 const clients = await Promise.all(
   [0, 1].map((i) =>
-    ZapClient.connect({ host, port: Number(port), nodeID: `ts-interop-${i}` }, new Uint8Array(0)),
+    ZapClient.connect({ host, port: Number(port), nodeID: `ts-interop-${i}` }, unhex(process.env.ZAP_CAP ?? "")),
   ),
 );
 const answers = await Promise.all(
