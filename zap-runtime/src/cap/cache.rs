@@ -126,14 +126,7 @@ impl Cache {
             fp: 0,
             start: 0,
             tick: 0,
-            entry: Entry::new(Grant {
-                id: [0; 32],
-                permissions: 0,
-                target: [0; 32],
-                not_before: 0,
-                expires_at: 0,
-                links: 0,
-            }),
+            entry: Entry::new(Grant::NONE),
         };
         let store = (sets * WAYS)
             .saturating_mul(STORE_BYTES_PER_ENTRY)
