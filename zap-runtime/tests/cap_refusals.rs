@@ -177,6 +177,57 @@ fn the_cache_answers_as_a_fresh_check_would() {
 }
 
 #[test]
+fn a_cached_cap_with_one_byte_changed_is_verified_again() {
+    // A hit needs the very bytes that were verified. One byte changed anywhere (a
+    // sample of positions, every field and the signature among them) in a cached root
+    // or chain is checked afresh: the answer is the one a policy without a cache gives,
+    // a refusal wherever the change breaks the token, never the cached grant.
+    for scheme in Scheme::ALL {
+        let p = policy(scheme);
+        let fresh = Policy::builder(TARGET)
+            .trust(key(scheme, 1).public_key().clone())
+            .method(1, 0b0001)
+            .method(4, 0b0100)
+            .cache_capacity(0)
+            .build();
+        let (chain, root, _) = chain(scheme);
+        for cap in [&root, &chain] {
+            p.check_method(cap, 1, NOW).unwrap();
+            let sig = sig_at(&root);
+            let positions: Vec<usize> = (0..cap.len())
+                .step_by(89)
+                .chain(0..16)
+                .chain(sig..sig + 8)
+                .chain([cap.len() - 1])
+                .collect();
+            let mut refused = 0;
+            for &at in &positions {
+                let bad = mutated(cap, |b| b[at] ^= 0x01);
+                let answer = p.check_method(&bad, 1, NOW);
+                assert_eq!(
+                    answer,
+                    fresh.check_method(&bad, 1, NOW),
+                    "{scheme}: byte {at} of {} changed",
+                    cap.len()
+                );
+                if answer.is_err() {
+                    refused += 1;
+                    unauthorized(answer);
+                }
+            }
+            // Only framing padding may change without breaking the token.
+            assert!(
+                refused * 10 >= positions.len() * 9,
+                "{scheme}: {refused} of {} refused",
+                positions.len()
+            );
+            // The original is still cached and still accepted.
+            p.check_method(cap, 1, NOW).unwrap();
+        }
+    }
+}
+
+#[test]
 fn wrong_target_missing_bits_and_unknown_method_are_forbidden() {
     let p = policy(Scheme::Ed25519);
     let (chain, _, _) = chain(Scheme::Ed25519);
