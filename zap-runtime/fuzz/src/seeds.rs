@@ -28,6 +28,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("stream_dispatch", stream_dispatch(&vectors));
     seeds.insert("jsonrpc", jsonrpc());
     seeds.insert("cap_verify", cap_verify(&vectors));
+    seeds.insert("node_framing", node_framing(&vectors));
     seeds
 }
 
@@ -287,5 +288,33 @@ fn cap_verify(v: &Vectors) -> Vec<Vec<u8>> {
     flipped[last - 200] ^= 1;
     seeds.push(flipped);
     seeds.extend(v.messages.iter().take(8).cloned());
+    seeds
+}
+
+/// A node-transport handshake followed by calls carrying the request envelopes, and the
+/// RPC frame streams, each behind both control bits (before and after the handshake).
+fn node_framing(v: &Vectors) -> Vec<Vec<u8>> {
+    use zap_runtime::frame::node::{encode_handshake, encode_node_frame, Flag, NodeId};
+    let mut stream = Vec::new();
+    encode_handshake(
+        &mut stream,
+        &NodeId::new("fuzz-node").expect("a valid NodeID"),
+    );
+    for (i, env) in (1u32..).zip(&v.requests) {
+        encode_node_frame(&mut stream, i, Flag::Request, env).expect("a small frame");
+    }
+    let rpc: Vec<u8> = v.requests.iter().flat_map(|e| frame(1, e)).collect();
+    let mut seeds = Vec::new();
+    for control in [0u8, 1] {
+        for body in [&stream, &rpc] {
+            seeds.push([&[control][..], body].concat());
+        }
+    }
+    // Each envelope alone in a call frame, as a connection past its handshake reads it.
+    for (i, env) in (1u32..).zip(&v.requests) {
+        let mut one = vec![1u8];
+        encode_node_frame(&mut one, i, Flag::Request, env).expect("a small frame");
+        seeds.push(one);
+    }
     seeds
 }

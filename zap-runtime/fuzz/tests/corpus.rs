@@ -104,6 +104,11 @@ fn jsonrpc() {
 }
 
 #[test]
+fn node_framing() {
+    run_target("node_framing");
+}
+
+#[test]
 fn cap_verify() {
     run_target("cap_verify");
 }

@@ -11,6 +11,7 @@ pub mod envelope;
 pub mod frame_decoder;
 pub mod jsonrpc;
 pub mod kitchen_reader;
+pub mod node_framing;
 pub mod reader;
 pub mod roundtrip;
 pub mod stream_dispatch;
@@ -19,7 +20,7 @@ pub mod stream_dispatch;
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 8] = [
+pub const ALL: [(&str, Body); 9] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -28,4 +29,5 @@ pub const ALL: [(&str, Body); 8] = [
     ("jsonrpc", jsonrpc::run),
     ("roundtrip", roundtrip::run),
     ("cap_verify", cap_verify::run),
+    ("node_framing", node_framing::run),
 ];
