@@ -4,6 +4,9 @@
 
 use std::time::Duration;
 
+#[path = "../../zap-runtime/tests/tls_support/pki.rs"]
+mod pki;
+
 use tokio::net::TcpListener;
 use zap_benches::load::baseline::{serve_echo, serve_fixed_http};
 use zap_benches::load::{run, Length, LoadConfig, Target};
@@ -16,6 +19,7 @@ fn config(target: Target, addr: std::net::SocketAddr, depth: usize) -> LoadConfi
         depth,
         length: Length::Requests(300),
         stall_timeout: Duration::from_secs(10),
+        tls: None,
     }
 }
 
@@ -59,4 +63,47 @@ async fn drives_the_example_server_and_the_baselines() {
     assert!(err.contains("unexpected body"), "{err}");
     let refused = run(&config(Target::Zap, "127.0.0.1:1".parse().unwrap(), 1)).await;
     assert!(refused.is_err());
+}
+
+/// `--tls-ca`: the same checked load over TLS to the example server's ZAP port.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn drives_the_example_server_over_tls() {
+    use zap_runtime::tls::{ClientTls, ServerTls};
+    let pki = pki::Pki::new();
+    let mut server_config = eth_rpc::Config {
+        zap_addr: "127.0.0.1:0".parse().unwrap(),
+        http_addr: "127.0.0.1:0".parse().unwrap(),
+        ..Default::default()
+    };
+    server_config.zap.tls = Some(
+        ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
+            .build()
+            .unwrap(),
+    );
+    let servers = eth_rpc::Servers::bind(server_config).await.unwrap();
+    let zap = servers.zap_addr();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(servers.serve(async move {
+        let _ = stopped.await;
+    }));
+    let tls = ClientTls::builder("localhost")
+        .ca_pem_file(pki.path("ca.pem"))
+        .build()
+        .unwrap();
+    for depth in [1, 8] {
+        let load = LoadConfig {
+            tls: Some(tls.clone()),
+            ..config(Target::Zap, zap, depth)
+        };
+        let report = run(&load).await.unwrap();
+        assert_eq!(
+            (report.requests, report.checked),
+            (300, 300),
+            "depth {depth}"
+        );
+    }
+    // Without TLS the server closes the connection: the run fails, never reads plaintext.
+    assert!(run(&config(Target::Zap, zap, 1)).await.is_err());
+    let _ = stop.send(());
+    task.await.unwrap().unwrap();
 }

@@ -6,6 +6,7 @@
 //! ```text
 //! loadgen --target zap  --addr 127.0.0.1:9999 -c 64 -d 1  --seconds 5
 //! loadgen --target zap-node --addr 127.0.0.1:9999 -c 64 -d 16 --seconds 5
+//! loadgen --target zap  --addr 127.0.0.1:9999 -c 64 -d 16 --tls-ca ca.pem --server-name localhost
 //! loadgen --target http --addr 127.0.0.1:8545 -c 64 -d 16 --requests 100000
 //! ```
 
@@ -46,6 +47,12 @@ struct Args {
     /// Fail if no answer arrives on a connection for this many seconds.
     #[arg(long, default_value_t = 10.0)]
     stall_timeout: f64,
+    /// Connect over TLS (ZAP targets), trusting the CA certificates in this PEM file.
+    #[arg(long, value_name = "PEM")]
+    tls_ca: Option<std::path::PathBuf>,
+    /// The server name to check the certificate against (with --tls-ca).
+    #[arg(long, default_value = "localhost", requires = "tls_ca")]
+    server_name: String,
 }
 
 fn main() -> ExitCode {
@@ -71,6 +78,19 @@ fn main() -> ExitCode {
             },
         },
         stall_timeout: Duration::from_secs_f64(args.stall_timeout),
+        tls: match &args.tls_ca {
+            None => None,
+            Some(ca) => match zap_runtime::tls::ClientTls::builder(args.server_name.as_str())
+                .ca_pem_file(ca)
+                .build()
+            {
+                Ok(tls) => Some(tls),
+                Err(e) => {
+                    eprintln!("loadgen: --tls-ca: {e}");
+                    return ExitCode::FAILURE;
+                }
+            },
+        },
     };
     // One thread: the generator is pinned to one core and should not compete with itself.
     let runtime = match tokio::runtime::Builder::new_current_thread()

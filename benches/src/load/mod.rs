@@ -64,6 +64,14 @@ pub struct LoadConfig {
     pub length: Length,
     /// A connection waiting this long for an answer fails the run.
     pub stall_timeout: Duration,
+    /// Connect over TLS with these settings (ZAP targets); `None`: plain TCP.
+    pub tls: Option<zap_runtime::tls::ClientTls>,
+}
+
+/// A connection, plain or over TLS (opened before the load starts).
+enum Conn {
+    Plain(TcpStream),
+    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
 
 /// When requests count, shared by every connection.
@@ -110,7 +118,16 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
             .await
             .map_err(|e| format!("connection {i} to {}: {e}", config.addr))?;
         stream.set_nodelay(true).map_err(|e| e.to_string())?;
-        streams.push(stream);
+        streams.push(match &config.tls {
+            None => Conn::Plain(stream),
+            Some(tls) => {
+                let (stream, _) = tls
+                    .connect(stream)
+                    .await
+                    .map_err(|e| format!("TLS handshake of connection {i}: {e}"))?;
+                Conn::Tls(Box::new(stream))
+            }
+        });
     }
     let start = Instant::now();
     let clock = Arc::new(match config.length {
@@ -133,12 +150,14 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         let first_id = (i as u64 + 1) << 40;
         tasks.spawn(async move {
             let result = match config.target {
-                Target::Zap | Target::ZapNode | Target::ZapEcho => {
-                    zap::drive(stream, &config, &clock, &ledger, first_id).await
-                }
-                Target::Http | Target::HttpFixed => {
-                    http::drive(stream, &config, &clock, &ledger, first_id).await
-                }
+                Target::Zap | Target::ZapNode | Target::ZapEcho => match stream {
+                    Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
+                    Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
+                },
+                Target::Http | Target::HttpFixed => match stream {
+                    Conn::Plain(s) => http::drive(s, &config, &clock, &ledger, first_id).await,
+                    Conn::Tls(_) => Err("the HTTP targets have no TLS mode".to_owned()),
+                },
             };
             result.map_err(|e| format!("connection {i}: {e}"))
         });

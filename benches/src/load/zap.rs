@@ -7,8 +7,7 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use zap_runtime::frame::node::{
     encode_handshake, encode_node_frame, Flag, NodeFrame, NodeFrameDecoder, NodeId,
     NODE_FRAME_HEADER,
@@ -121,8 +120,8 @@ impl Decoder {
 
 /// Send our NodeID handshake and read the server's; what was read past it stays in
 /// `read`.
-async fn node_handshake(
-    stream: &mut TcpStream,
+async fn node_handshake<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
     decoder: &mut NodeFrameDecoder,
     read: &mut Vec<u8>,
     config: &LoadConfig,
@@ -161,8 +160,8 @@ struct Sent {
     at: Instant,
 }
 
-pub(super) async fn drive(
-    mut stream: TcpStream,
+pub(super) async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
+    mut stream: S,
     config: &LoadConfig,
     clock: &Clock,
     ledger: &eth_rpc::ledger::Ledger,
