@@ -7,11 +7,10 @@ use std::io::Write as _;
 use std::time::Instant;
 
 use serde::Deserialize;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use super::baseline::FIXED_BODY;
-use super::{expected, Clock, ConnStats, Expected, LoadConfig, Target, BLOCK};
+use super::{expected, write_then_read, Clock, ConnStats, Expected, LoadConfig, Target, BLOCK};
 
 struct Sent {
     id: u64,
@@ -121,39 +120,25 @@ pub(super) async fn drive(
             });
             next_id += 1;
         }
-        if !write.is_empty() {
-            stream
-                .write_all(&write)
-                .await
-                .map_err(|e| format!("write: {e}"))?;
-            write.clear();
-        }
         if inflight.is_empty() {
+            // Nothing in flight and nothing more to send: the run is over for this
+            // connection (a request is always sent before it can be in flight).
             return Ok(stats);
         }
-        if read.capacity() - read.len() < 4096 {
-            read.reserve(4096);
-        }
-        let n = tokio::time::timeout(config.stall_timeout, stream.read_buf(&mut read))
-            .await
-            .map_err(|_| format!("no answer within {:?}", config.stall_timeout))?
-            .map_err(|e| format!("read: {e}"))?;
-        if n == 0 {
-            return Err(format!(
-                "server closed the connection with {} requests unanswered",
-                inflight.len()
-            ));
-        }
+        write_then_read(
+            &mut stream,
+            &mut write,
+            &mut read,
+            inflight.len(),
+            config.stall_timeout,
+        )
+        .await?;
         let done = Instant::now();
         let mut pos = 0;
         while let Some((status, answer, used)) = parse_response(&read[pos..])? {
             let sent = inflight.pop_front().ok_or("an answer nobody asked for")?;
             check(config.target, status, answer, &sent)?;
-            stats.answered += 1;
-            if sent.at >= clock.measure_from && clock.stop_at.is_none_or(|stop| done <= stop) {
-                stats.latencies.push((done - sent.at).as_nanos() as u64);
-                stats.last = Some(done);
-            }
+            stats.answered_at(clock, sent.at, done);
             pos += used;
         }
         read.drain(..pos);

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 pub use stats::Report;
@@ -107,6 +108,49 @@ pub(crate) struct ConnStats {
     pub answered: u64,
     /// Last measured answer.
     pub last: Option<Instant>,
+}
+
+impl ConnStats {
+    /// Count one checked answer to a request sent at `sent` and answered at `done`; its
+    /// latency is measured if it was sent after the warm-up and answered before the stop.
+    pub(crate) fn answered_at(&mut self, clock: &Clock, sent: Instant, done: Instant) {
+        self.answered += 1;
+        if sent >= clock.measure_from && clock.stop_at.is_none_or(|stop| done <= stop) {
+            self.latencies.push((done - sent).as_nanos() as u64);
+            self.last = Some(done);
+        }
+    }
+}
+
+/// One turn of a connection loop: write what is queued, then (with `unanswered`
+/// requests in flight) wait for more bytes, within the stall timeout.
+pub(crate) async fn write_then_read<S: AsyncRead + AsyncWrite + Unpin>(
+    stream: &mut S,
+    write: &mut Vec<u8>,
+    read: &mut Vec<u8>,
+    unanswered: usize,
+    stall_timeout: Duration,
+) -> Result<(), String> {
+    if !write.is_empty() {
+        stream
+            .write_all(write)
+            .await
+            .map_err(|e| format!("write: {e}"))?;
+        write.clear();
+    }
+    if read.capacity() - read.len() < 4096 {
+        read.reserve(4096);
+    }
+    let n = tokio::time::timeout(stall_timeout, stream.read_buf(read))
+        .await
+        .map_err(|_| format!("no answer within {stall_timeout:?}"))?
+        .map_err(|e| format!("read: {e}"))?;
+    if n == 0 {
+        return Err(format!(
+            "server closed the connection with {unanswered} requests unanswered"
+        ));
+    }
+    Ok(())
 }
 
 /// Run the load; `Err` carries the first failure (a refused connection, a stalled or

@@ -16,7 +16,7 @@ use zap_runtime::frame::{encode_frame, Direction, FrameDecoder, Framing};
 use zap_runtime::rpc::{Request, Response, Status, NO_TARGET};
 use zap_runtime::Builder;
 
-use super::{expected, Clock, ConnStats, Expected, LoadConfig, Target, BLOCK};
+use super::{expected, write_then_read, Clock, ConnStats, Expected, LoadConfig, Target, BLOCK};
 use crate::generated::eth::{BalanceRequestBuilder, BalanceResponseReader};
 
 /// The method ordinal of `getBalance`.
@@ -211,29 +211,19 @@ pub(super) async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
             next_promise = next_promise.checked_add(1).unwrap_or(1);
             next_id += 1;
         }
-        if !write.is_empty() {
-            stream
-                .write_all(&write)
-                .await
-                .map_err(|e| format!("write: {e}"))?;
-            write.clear();
-        }
         if inflight.is_empty() {
+            // Nothing in flight and nothing more to send: the run is over for this
+            // connection (a request is always sent before it can be in flight).
             return Ok(stats);
         }
-        if read.capacity() - read.len() < 4096 {
-            read.reserve(4096);
-        }
-        let n = tokio::time::timeout(config.stall_timeout, stream.read_buf(&mut read))
-            .await
-            .map_err(|_| format!("no answer within {:?}", config.stall_timeout))?
-            .map_err(|e| format!("read: {e}"))?;
-        if n == 0 {
-            return Err(format!(
-                "server closed the connection with {} requests unanswered",
-                inflight.len()
-            ));
-        }
+        write_then_read(
+            &mut stream,
+            &mut write,
+            &mut read,
+            inflight.len(),
+            config.stall_timeout,
+        )
+        .await?;
         let done = Instant::now();
         let mut pos = 0;
         while let Some((dir, req_id, envelope, used)) = decoder.decode(&read[pos..])? {
@@ -244,11 +234,7 @@ pub(super) async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
                     sent.promise
                 ));
             }
-            stats.answered += 1;
-            if sent.at >= clock.measure_from && clock.stop_at.is_none_or(|stop| done <= stop) {
-                stats.latencies.push((done - sent.at).as_nanos() as u64);
-                stats.last = Some(done);
-            }
+            stats.answered_at(clock, sent.at, done);
             pos += used;
         }
         read.drain(..pos);
