@@ -53,7 +53,7 @@ pub fn schema_struct(s: &Struct, eq_hash: bool, opts: &Options) -> TokenStream {
     let owner = names::type_ident(&s.name);
     let fields = schema_fields(s, &owner, opts);
     let owned = owned_struct(s, &owner, &fields, eq_hash, &opts.runtime);
-    let companions = schema_companions(s, opts);
+    let companions = companions_of_schema_struct(s, &owner, &fields, opts);
     quote! {
         #owned
         #companions
@@ -65,6 +65,16 @@ pub fn schema_struct(s: &Struct, eq_hash: bool, opts: &Options) -> TokenStream {
 pub fn schema_companions(s: &Struct, opts: &Options) -> TokenStream {
     let owner = names::type_ident(&s.name);
     let fields = schema_fields(s, &owner, opts);
+    companions_of_schema_struct(s, &owner, &fields, opts)
+}
+
+/// [`companions`] with what a schema struct adds: bounds on the structs it names.
+fn companions_of_schema_struct(
+    s: &Struct,
+    owner: &Ident,
+    fields: &[FieldGen<'_>],
+    opts: &Options,
+) -> TokenStream {
     let children: Vec<syn::Type> = schema_children(s)
         .into_iter()
         .map(|name| {
@@ -76,7 +86,7 @@ pub fn schema_companions(s: &Struct, opts: &Options) -> TokenStream {
         skipped: Vec::new(),
         bounds: where_clause(&children.iter().collect::<Vec<_>>(), &opts.runtime),
     };
-    companions(s, &owner, &syn::parse_quote!(pub), &fields, &extra, opts)
+    companions(s, owner, &syn::parse_quote!(pub), fields, &extra, opts)
 }
 
 /// The generators of a schema struct's fields, named by the conventions.
