@@ -24,6 +24,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
+#[path = "install.rs"]
+mod install;
+
+use install::install_atomically;
+#[allow(unused_imports)] // each test binary uses a different part
+pub use install::{target_dir, workspace_root};
+
 /// The pinned package.
 pub const PACKAGE: &str = "@zap-proto/zap";
 /// Its pinned version.
@@ -123,76 +130,27 @@ fn install(prefix: &Path) {
         return;
     }
     check_tool(NPM);
-    let parent = prefix.parent().expect("the install folder has a parent");
-    std::fs::create_dir_all(parent)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
-    // A private folder per process, renamed into place when complete: a reader never
-    // sees a half-installed package and concurrent installers do not interfere.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = parent.join(format!(
-        ".zap-proto-zap-{VERSION}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", tmp.display()));
-    let out = Command::new(NPM)
-        .args([
-            "install",
-            "--no-save",
-            "--no-package-lock",
-            "--no-audit",
-            "--no-fund",
-            "--ignore-scripts",
-            "--prefix",
-        ])
-        .arg(&tmp)
-        .arg(format!("{PACKAGE}@{VERSION}"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run `{NPM}`: {e}"));
-    if !out.status.success() || !installed(&tmp) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        panic!(
-            "`{NPM} install --prefix {} {PACKAGE}@{VERSION}` failed ({}).\nThe TypeScript \
-             interop tests need npm and access to the npm registry, or a pre-installed copy \
-             of the package in {}.\nstdout:\n{}\nstderr:\n{}",
-            tmp.display(),
-            out.status,
-            prefix.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    if let Err(e) = std::fs::rename(&tmp, prefix) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // Another process may have finished first: its install is as good as ours.
-        if !installed(prefix) {
-            panic!(
-                "cannot move the installed package into {}: {e}",
-                prefix.display()
-            );
-        }
-    }
-}
-
-/// Where cargo puts build output for the calling crate's workspace.
-pub fn target_dir() -> PathBuf {
-    let root = workspace_root();
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => root.join(dir),
-        _ => root.join("target"),
-    }
-}
-
-/// The nearest ancestor of the calling crate's manifest dir holding a `Cargo.lock`.
-pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .find(|dir| dir.join("Cargo.lock").is_file())
-        .unwrap_or(manifest)
-        .to_path_buf()
+    install_atomically(
+        prefix,
+        installed,
+        &format!("{NPM} install {PACKAGE}@{VERSION}"),
+        "The TypeScript interop tests need npm and access to the npm registry",
+        |tmp| {
+            Command::new(NPM)
+                .args([
+                    "install",
+                    "--no-save",
+                    "--no-package-lock",
+                    "--no-audit",
+                    "--no-fund",
+                    "--ignore-scripts",
+                    "--prefix",
+                ])
+                .arg(tmp)
+                .arg(format!("{PACKAGE}@{VERSION}"))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run `{NPM}`: {e}"))
+        },
+    );
 }

@@ -24,6 +24,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 
+#[path = "install.rs"]
+mod install;
+
+#[allow(unused_imports)] // each test binary uses a different part
+pub use install::{install_atomically, target_dir, workspace_root};
+
 /// The pinned reference package.
 pub const PACKAGE: &str = "zap-proto";
 /// Its pinned version.
@@ -149,23 +155,18 @@ fn check_python() {
 
 /// Install the package into `site` unless it is already there.
 fn install(site: &Path) {
-    if site.join("zap").join("wire.py").is_file() {
-        return;
-    }
-    let parent = site.parent().expect("the install folder has a parent");
-    std::fs::create_dir_all(parent)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
-    // A private folder per process, renamed into place when complete: a reader never
-    // sees a half-installed package and concurrent installers do not interfere.
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = parent.join(format!(
-        ".{PACKAGE}-{VERSION}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let out = Command::new(PYTHON)
+    install_atomically(
+        site,
+        |dir| dir.join("zap").join("wire.py").is_file(),
+        &format!("{PYTHON} -m pip install {PACKAGE}=={VERSION}"),
+        "The interop tests need pip (python3 -m pip) and access to PyPI",
+        |tmp| pip_install(tmp, &format!("{PACKAGE}=={VERSION}")),
+    );
+}
+
+/// `python3 -m pip install --target dir requirement`, quietly, ignoring user site-packages.
+pub fn pip_install(dir: &Path, requirement: &str) -> Output {
+    Command::new(PYTHON)
         .args([
             "-m",
             "pip",
@@ -175,54 +176,12 @@ fn install(site: &Path) {
             "--no-input",
             "--target",
         ])
-        .arg(&tmp)
-        .arg(format!("{PACKAGE}=={VERSION}"))
+        .arg(dir)
+        .arg(requirement)
         .env("PYTHONNOUSERSITE", "1")
         .stdin(Stdio::null())
         .output()
-        .unwrap_or_else(|e| panic!("cannot run `{PYTHON} -m pip`: {e}"));
-    if !out.status.success() || !tmp.join("zap").join("wire.py").is_file() {
-        let _ = std::fs::remove_dir_all(&tmp);
-        panic!(
-            "`{PYTHON} -m pip install --target {} {PACKAGE}=={VERSION}` failed ({}).\n\
-             The interop tests need pip (python3 -m pip) and access to PyPI, or a \
-             pre-installed copy of the package in {}.\nstdout:\n{}\nstderr:\n{}",
-            tmp.display(),
-            out.status,
-            site.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    if let Err(e) = std::fs::rename(&tmp, site) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // Another process may have finished first: its install is as good as ours.
-        if !site.join("zap").join("wire.py").is_file() {
-            panic!(
-                "cannot move the installed package into {}: {e}",
-                site.display()
-            );
-        }
-    }
-}
-
-/// Where cargo puts build output for the calling crate's workspace (see module docs).
-pub fn target_dir() -> PathBuf {
-    let root = workspace_root();
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => root.join(dir),
-        _ => root.join("target"),
-    }
-}
-
-/// The nearest ancestor of the calling crate's manifest dir holding a `Cargo.lock`.
-pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest
-        .ancestors()
-        .find(|dir| dir.join("Cargo.lock").is_file())
-        .unwrap_or(manifest)
-        .to_path_buf()
+        .unwrap_or_else(|e| panic!("cannot run `{PYTHON} -m pip`: {e}"))
 }
 
 fn run_with_input(cmd: &mut Command, stdin: &[u8]) -> Output {

@@ -19,7 +19,7 @@
 mod python;
 
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::OnceLock;
 
 pub use python::{target_dir, Python, PACKAGE, PYTHON, VERSION};
@@ -59,53 +59,13 @@ fn install(site: &Path) {
              Python 3 with pip on PATH (they install {REQUIREMENT} from PyPI)."
         ),
     }
-    let parent = site.parent().expect("the install folder has a parent");
-    std::fs::create_dir_all(parent)
-        .unwrap_or_else(|e| panic!("cannot create {}: {e}", parent.display()));
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
-    let tmp = parent.join(format!(
-        ".{PACKAGE}-crypto-{VERSION}.tmp-{}-{nanos}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&tmp);
-    let out = Command::new(PYTHON)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-input",
-            "--target",
-        ])
-        .arg(&tmp)
-        .arg(REQUIREMENT)
-        .env("PYTHONNOUSERSITE", "1")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run `{PYTHON} -m pip`: {e}"));
-    if !out.status.success() || !installed(&tmp) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        panic!(
-            "`{PYTHON} -m pip install --target {} '{REQUIREMENT}'` failed ({}).\n\
-             The capability interop tests need pip and access to PyPI, or a pre-installed \
-             copy in {}.\nstdout:\n{}\nstderr:\n{}",
-            tmp.display(),
-            out.status,
-            site.display(),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    if let Err(e) = std::fs::rename(&tmp, site) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        // Another process may have finished first: its install is as good as ours.
-        if !installed(site) {
-            panic!("cannot move the install into {}: {e}", site.display());
-        }
-    }
+    python::install_atomically(
+        site,
+        installed,
+        &format!("{PYTHON} -m pip install {REQUIREMENT}"),
+        "The capability interop tests need pip and access to PyPI",
+        |tmp| python::pip_install(tmp, REQUIREMENT),
+    );
 }
 
 /// Check that the pinned package and both crypto backends import from `py.site`.
