@@ -1,5 +1,6 @@
 //! `#[zap(...)]` attributes: on the struct `crate = "path"` and `rename = "Name"`; on a
-//! field `offset = N`, `rename = "Name"` and `skip`.
+//! field `offset = N`, `rename = "Name"`, `skip` and `json(...)` (the schema language's
+//! field options: `name = "key"`, `quantity`, `block_tags`).
 
 use syn::spanned::Spanned;
 use syn::{Attribute, LitInt, LitStr};
@@ -24,6 +25,11 @@ pub struct FieldAttrs {
     pub rename: Option<LitStr>,
     /// `skip`: not on the wire (the field is filled with `Default` when read).
     pub skip: Option<proc_macro2::Span>,
+    /// `json(...)`: the JSON options, as in a schema.
+    pub json: zapc::ir::FieldJson,
+    /// Where `quantity` / `block_tags` were written, for type errors.
+    pub quantity: Option<proc_macro2::Span>,
+    pub block_tags: Option<proc_macro2::Span>,
 }
 
 fn zap_attrs(attrs: &[Attribute]) -> impl Iterator<Item = &Attribute> {
@@ -114,10 +120,12 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 if first_time(cx, &out.skip, &meta.path) {
                     out.skip = Some(meta.path.span());
                 }
+            } else if meta.path.is_ident("json") {
+                meta.parse_nested_meta(|option| json_option(cx, &mut out, option))?;
             } else {
                 let key = path_name(&meta.path);
                 return Err(meta.error(format!(
-                    "unknown zap attribute `{key}` on a field; expected `offset = N`, `rename = \"...\"` or `skip`"
+                    "unknown zap attribute `{key}` on a field; expected `offset = N`, `rename = \"...\"`, `skip` or `json(...)`"
                 )));
             }
             Ok(())
@@ -126,11 +134,52 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             cx.push(e);
         }
     }
-    if let (Some(skip), true) = (out.skip, out.offset.is_some() || out.rename.is_some()) {
+    let has_json = !out.json.is_default();
+    if let (Some(skip), true) = (
+        out.skip,
+        out.offset.is_some() || out.rename.is_some() || has_json,
+    ) {
         cx.push(syn::Error::new(
             skip,
-            "a skipped field is not on the wire: it takes no `offset` or `rename`",
+            "a skipped field is not on the wire: it takes no `offset`, `rename` or `json`",
         ));
     }
     out
+}
+
+/// One option inside a field's `json(...)`.
+fn json_option(
+    cx: &Ctxt,
+    out: &mut FieldAttrs,
+    option: syn::meta::ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    if option.path.is_ident("name") {
+        let lit: LitStr = option.value()?.parse()?;
+        let name = lit.value();
+        if name.is_empty() || name.contains(' ') {
+            return Err(syn::Error::new(
+                lit.span(),
+                "a JSON key cannot be empty or contain spaces",
+            ));
+        }
+        if first_time(cx, &out.json.name, &option.path) {
+            out.json.name = Some(name);
+        }
+    } else if option.path.is_ident("quantity") {
+        if first_time(cx, &out.quantity, &option.path) {
+            out.quantity = Some(option.path.span());
+            out.json.quantity = true;
+        }
+    } else if option.path.is_ident("block_tags") {
+        if first_time(cx, &out.block_tags, &option.path) {
+            out.block_tags = Some(option.path.span());
+            out.json.block_tags = true;
+        }
+    } else {
+        let key = path_name(&option.path);
+        return Err(option.error(format!(
+            "unknown JSON option `{key}`; expected `name = \"...\"`, `quantity` or `block_tags`"
+        )));
+    }
+    Ok(())
 }

@@ -89,11 +89,13 @@ pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
             ));
         }
         names.push((name.clone(), field));
+        check_json_options(&cx, &fattrs, &mapped.ty);
         specs.push(FieldSpec {
             name,
             doc: doc_lines(&field.attrs),
             ty: mapped.ty,
             offset: fattrs.offset.as_ref().map(|(n, _)| *n),
+            json: fattrs.json.clone(),
         });
         rust_fields.push(RustField {
             ident,
@@ -268,4 +270,28 @@ fn doc_lines(attrs: &[syn::Attribute]) -> Vec<String> {
         })
         .map(|line| line.strip_prefix(' ').map(str::to_owned).unwrap_or(line))
         .collect()
+}
+
+/// `quantity` needs an unsigned integer and `block_tags` a `u64`, as in a schema.
+fn check_json_options(cx: &Ctxt, attrs: &crate::attr::FieldAttrs, ty: &zapc::ir::Type) {
+    use zapc::ir::{Scalar, Type};
+    if let Some(span) = attrs.quantity {
+        if !matches!(
+            ty,
+            Type::Scalar(Scalar::U8 | Scalar::U16 | Scalar::U32 | Scalar::U64)
+        ) {
+            cx.push(syn::Error::new(
+                span,
+                "`quantity` needs an unsigned integer field (u8 to u64): Ethereum quantities are unsigned",
+            ));
+        }
+    }
+    if let Some(span) = attrs.block_tags {
+        if *ty != Type::Scalar(Scalar::U64) {
+            cx.push(syn::Error::new(
+                span,
+                "`block_tags` needs a `u64` field: block tags map to reserved block numbers near u64::MAX",
+            ));
+        }
+    }
 }

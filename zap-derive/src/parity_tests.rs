@@ -50,8 +50,8 @@ fn derive_items(input: TokenStream) -> String {
     );
     for ((d, z), r) in ir.fields.iter().zip(&zapc.fields).zip(&rust.fields) {
         assert_eq!(
-            (&d.name, d.offset, d.width, &d.ty),
-            (&z.name, z.offset, z.width, &z.ty),
+            (&d.name, d.offset, d.width, &d.ty, &d.json),
+            (&z.name, z.offset, z.width, &z.ty, &z.json),
             "{}",
             z.name
         );
@@ -81,6 +81,9 @@ fn eth_twins_expand_to_zapc_output() {
     let request = quote! {
         pub struct BalanceRequest {
             pub id: u64,
+            /// A block number, or a block tag (`latest`, `pending`, `safe`, `finalized`) as a
+            /// reserved value near u64::MAX; `earliest` is block 0.
+            #[zap(json(quantity, block_tags))]
             pub block: u64,
             pub account: [u8; 20],
         }
@@ -92,8 +95,10 @@ fn eth_twins_expand_to_zapc_output() {
     let response = quote! {
         pub struct BalanceResponse {
             pub id: u64,
+            /// Wei.
+            #[zap(json(quantity))]
             pub balance: u64,
-            #[zap(offset = 16)]
+            #[zap(offset = 16, json(quantity))]
             pub nonce: u64,
             pub block_hash: [u8; 32],
         }
@@ -163,8 +168,8 @@ fn kitchen_layout_matches_zapc() {
     assert_eq!(derived.fields.len(), zapc.fields.len());
     for (d, z) in derived.fields.iter().zip(&zapc.fields) {
         assert_eq!(
-            (&d.name, d.offset, d.width, &d.ty),
-            (&z.name, z.offset, z.width, &z.ty),
+            (&d.name, d.offset, d.width, &d.ty, &d.json),
+            (&z.name, z.offset, z.width, &z.ty, &z.json),
             "{}",
             z.name
         );

@@ -14,6 +14,7 @@ mod twin {
     #[derive(Zap, Clone, Debug, Default, PartialEq)]
     pub struct BalanceRequest {
         pub id: u64,
+        #[zap(json(quantity, block_tags))]
         pub block: u64,
         pub account: [u8; 20],
     }
@@ -21,7 +22,9 @@ mod twin {
     #[derive(Zap, Clone, Debug, Default, PartialEq)]
     pub struct BalanceResponse {
         pub id: u64,
+        #[zap(json(quantity))]
         pub balance: u64,
+        #[zap(json(quantity))]
         pub nonce: u64,
         pub block_hash: [u8; 32],
     }
@@ -258,4 +261,29 @@ fn list_shapes_follow_the_element_struct() {
         [Some(9), None]
     );
     assert_eq!(Shapes::decode(&bytes).unwrap(), v);
+}
+
+/// `#[zap(json(...))]` gives the derive the schema's JSON options: quantities and block
+/// tags, read and written as by the generated code.
+#[test]
+fn json_options_match_the_schema() {
+    let json =
+        r#"{"id": 3, "block": "latest", "account": "0x0101010101010101010101010101010101010101"}"#;
+    let twin: twin::BalanceRequest = serde_json::from_str(json).unwrap();
+    let generated: eth::BalanceRequest = serde_json::from_str(json).unwrap();
+    assert_eq!(twin.block, u64::MAX);
+    assert_eq!(
+        twin.encode(&mut Builder::new()).unwrap(),
+        generated.to_bytes().unwrap()
+    );
+    assert_eq!(serde_json::to_value(&twin).unwrap()["block"], "latest");
+    let refused = r#"{"block": "0x01"}"#;
+    let e = serde_json::from_str::<twin::BalanceRequest>(refused).unwrap_err();
+    assert!(e.to_string().contains("leading zero"), "{e}");
+    assert!(serde_json::from_str::<eth::BalanceRequest>(refused).is_err());
+    let response = twin::BalanceResponse {
+        balance: 1024,
+        ..Default::default()
+    };
+    assert_eq!(serde_json::to_value(&response).unwrap()["balance"], "0x400");
 }

@@ -60,7 +60,9 @@ pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
-pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
+pub use service::{
+    Authorize, Authorizer, CallError, Local, MethodInfo, ParamsToWire, Reply, ResultToJson, Service,
+};
 pub use transport::{ClientError, Transport};
 pub use zap_struct::{
     struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,

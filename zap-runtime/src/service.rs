@@ -91,12 +91,32 @@ pub struct MethodInfo {
     pub request: Option<&'static str>,
     /// The response struct's schema name, if the method returns one.
     pub response: Option<&'static str>,
-    /// JSON-RPC `params` (by name or by position) to the request message, written into
-    /// the builder as a complete message.
-    pub params_to_wire: fn(Option<&serde_json::Value>, &mut Builder) -> Result<(), ParamsError>,
-    /// The response body to its JSON mapping.
-    pub result_to_json: fn(&[u8]) -> Result<serde_json::Value, ResultError>,
+    /// The JSON keys positional params fill, in order: the schema's
+    /// `json(params = [...])`, else every request field in declaration order.
+    pub positional: &'static [&'static str],
+    /// `json(result = Field)`: the JSON key of the one response field the JSON-RPC result
+    /// is; `None` for the whole response object.
+    pub result_field: Option<&'static str>,
+    /// JSON-RPC `params` (the raw JSON slice: an object by key, an array in
+    /// [`positional`](Self::positional) order) to the request message, written into the
+    /// builder as a complete message.
+    pub params_to_wire: ParamsToWire,
+    /// The response body to its JSON (the whole object, or the
+    /// [`result_field`](Self::result_field)), appended to the buffer.
+    pub result_to_json: ResultToJson,
 }
+
+/// [`MethodInfo::params_to_wire`]: raw params, the positional keys, the builder to
+/// write the request message into.
+pub type ParamsToWire = fn(
+    Option<&serde_json::value::RawValue>,
+    &'static [&'static str],
+    &mut Builder,
+) -> Result<(), ParamsError>;
+
+/// [`MethodInfo::result_to_json`]: the response body, the unwrapped field's key (if
+/// any), the buffer to append the JSON to.
+pub type ResultToJson = fn(&[u8], Option<&'static str>, &mut Vec<u8>) -> Result<(), ResultError>;
 
 /// Decides, before any handler runs, whether a call may proceed: the hook both servers
 /// consult for every call when configured with one (see [`Authorizer`]). The
@@ -142,6 +162,9 @@ pub trait Service: Send + Sync + 'static {
     const NAME: &'static str;
     /// Every method, in ordinal order.
     const METHODS: &'static [MethodInfo];
+    /// The service's OpenRPC document (JSON), which the JSON-RPC server answers
+    /// `rpc.discover` with; generated from the schema by zapc. `None`: no discovery.
+    const OPENRPC: Option<&'static str> = None;
 
     /// Run method `ordinal` on `payload` (the request message, borrowed from the frame),
     /// writing the response message into `out` (a cleared builder).

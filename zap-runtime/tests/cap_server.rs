@@ -38,6 +38,8 @@ const fn method(ordinal: u32, permissions: u64, json_name: &'static str) -> Meth
         json_name,
         request: None,
         response: None,
+        positional: &[],
+        result_field: None,
         params_to_wire: zjson::no_params,
         result_to_json: zjson::no_result,
     }

@@ -40,9 +40,14 @@ async fn unknown_path_is_404() {
     let server = server().await;
     let mut client = server.connect().await;
     let response = client
-        .post("/", &request(json!(1), "calc_ping", json!([])))
+        .post("/calc", &request(json!(1), "calc_ping", json!([])))
         .await;
     assert_eq!(response.status, 404);
+    // `/` is JSON-RPC too (Ethereum tools post there).
+    let response = client
+        .post("/", &request(json!(2), "calc_ping", json!([])))
+        .await;
+    assert_eq!(response.status, 200);
     client
         .send(b"GET /rpc/extra HTTP/1.1\r\nHost: test\r\n\r\n")
         .await;
@@ -144,6 +149,8 @@ async fn declared_length_over_the_limit_is_413_before_the_body() {
 
 #[tokio::test]
 async fn chunked_body_over_the_limit_is_413() {
+    // Pipelined flushing is off by default: with it, hyper cannot flush the 413 while
+    // the client's unread body sits in its buffer (see the next test).
     let server = Server::start(small_body_limit()).await;
     let mut client = server.connect().await;
     client
@@ -156,6 +163,27 @@ async fn chunked_body_over_the_limit_is_413() {
     }
     let response = client.read_response().await;
     assert_eq!(response.status, 413);
+    assert!(client.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+/// With pipelined flushing on, the server still stops reading an over-limit chunked body
+/// and closes the connection; only the 413 is lost (documented on `pipeline_flush`).
+#[tokio::test]
+async fn chunked_body_over_the_limit_closes_with_pipeline_flush() {
+    let server = Server::start(HttpConfig {
+        pipeline_flush: true,
+        ..small_body_limit()
+    })
+    .await;
+    let mut client = server.connect().await;
+    client
+        .send(b"POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        .await;
+    let chunk = format!("200\r\n{}\r\n", " ".repeat(512));
+    for _ in 0..4 {
+        client.send(chunk.as_bytes()).await;
+    }
     assert!(client.is_closed_by_server().await);
     server.shutdown().await;
 }

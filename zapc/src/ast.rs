@@ -94,6 +94,8 @@ pub struct FieldDecl {
     pub ty: TypeExpr,
     /// The explicit `@N`, if written (span of the digits).
     pub offset: Option<Number>,
+    /// `json(...)`, if written.
+    pub json: Option<JsonOptions>,
 }
 
 /// `interface NAME { methods }` or the whitespace form.
@@ -114,6 +116,63 @@ pub struct MethodDecl {
     pub results: Vec<ParamDecl>,
     /// `requires 0x1`: the capability permission bits a call needs.
     pub requires: Option<Bits>,
+    /// `json(...)`, if written.
+    pub json: Option<JsonOptions>,
+}
+
+/// `json(option, option = value, ...)` after a field or method: how it looks in JSON.
+/// The grammar accepts any option name and value; the checker says which are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonOptions {
+    pub options: Vec<JsonOption>,
+    /// The whole `json(...)`.
+    pub span: Span,
+}
+
+/// One option: a flag (`quantity`) or `name = value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonOption {
+    pub name: Ident,
+    pub value: Option<OptionValue>,
+}
+
+impl JsonOption {
+    /// The span of the whole option, value included.
+    pub fn span(&self) -> Span {
+        match &self.value {
+            Some(value) => self.name.span.start..value.span().end,
+            None => self.name.span.clone(),
+        }
+    }
+}
+
+/// The value of an option.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OptionValue {
+    /// `"text"` (without the quotes; the span includes them).
+    Text { text: String, span: Span },
+    /// A bare name: `Balance`.
+    Word(Ident),
+    /// `[A, B]`.
+    Names { names: Vec<Ident>, span: Span },
+}
+
+impl OptionValue {
+    pub fn span(&self) -> Span {
+        match self {
+            OptionValue::Text { span, .. } | OptionValue::Names { span, .. } => span.clone(),
+            OptionValue::Word(word) => word.span.clone(),
+        }
+    }
+
+    /// How the value is written, for messages: "a string", "a name", "a list of names".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OptionValue::Text { .. } => "a string",
+            OptionValue::Word(_) => "a name",
+            OptionValue::Names { .. } => "a list of names",
+        }
+    }
 }
 
 /// A permission mask as written: decimal or `0x` hex.

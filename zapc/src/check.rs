@@ -8,6 +8,7 @@ mod alias_cycles;
 mod bytes_fixed;
 mod duplicates;
 mod indentation;
+mod json;
 mod lists;
 mod methods;
 mod names;
@@ -16,6 +17,8 @@ mod package;
 mod pointers;
 mod suggest;
 mod types;
+
+pub(crate) use json::{field_json, method_json};
 
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};
 use crate::diag::Diagnostic;
@@ -67,6 +70,7 @@ const RULES: &[Rule] = &[
     offsets::offset_too_large,
     offsets::struct_too_large,
     offsets::overlapping_slots,
+    json::json_options,
 ];
 
 /// Run every rule; an empty result means the file can be lowered.

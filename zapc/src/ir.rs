@@ -57,6 +57,45 @@ pub struct Field {
     pub offset: u32,
     /// Slot width in bytes (see [`Type::slot_width`]).
     pub width: u32,
+    /// How the field looks in JSON. Never changes the binary layout.
+    pub json: FieldJson,
+}
+
+impl Field {
+    /// The field's JSON key: `json(name = "...")` if given, else the name in
+    /// lowerCamelCase (`BlockHash` -> `blockHash`).
+    pub fn json_key(&self) -> String {
+        match &self.json.name {
+            Some(name) => name.clone(),
+            None => json_key(&self.name),
+        }
+    }
+}
+
+/// The default JSON key of a schema name: lowerCamelCase (`BlockHash` -> `blockHash`).
+pub fn json_key(name: &str) -> String {
+    heck::ToLowerCamelCase::to_lower_camel_case(name)
+}
+
+/// A field's JSON options (`json(...)` after it in a schema, `#[zap(json(...))]` in
+/// Rust).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FieldJson {
+    /// `name = "key"`: the JSON key instead of the lowerCamelCase name.
+    pub name: Option<String>,
+    /// `quantity`: an unsigned integer written as an Ethereum quantity, `0x`-hex without
+    /// leading zeros (`"0x0"` for zero); reading refuses leading zeros and a bare `0x`.
+    pub quantity: bool,
+    /// `block_tags`: a `u64` that also reads Ethereum's block tags, mapped to reserved
+    /// values (`zap_runtime::json::block_tag`) and written back as the tag.
+    pub block_tags: bool,
+}
+
+impl FieldJson {
+    /// True when nothing differs from the default mapping.
+    pub fn is_default(&self) -> bool {
+        *self == FieldJson::default()
+    }
 }
 
 /// Fixed-width scalar types, including `bool`.
@@ -234,6 +273,23 @@ pub struct Method {
     /// The capability permission bits a call needs (`requires 0x1`); 0 when the schema
     /// says nothing (a server that checks capabilities then asks only for a valid one).
     pub permissions: u64,
+    /// How the method looks in JSON-RPC.
+    pub json: MethodJson,
+}
+
+/// A method's JSON-RPC options (`json(...)` after it in a schema).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MethodJson {
+    /// `name = "eth_getBalance"`: the JSON-RPC method name instead of
+    /// `<interface>_<method>`.
+    pub name: Option<String>,
+    /// `params = [A, B]`: positional params name these request fields, in this order
+    /// (schema names). Without it, positional params follow declaration order. Params by
+    /// name (an object) are accepted either way.
+    pub positional: Option<Vec<String>>,
+    /// `result = F`: the JSON result is field `F` of the response (schema name), alone,
+    /// instead of the whole response object.
+    pub result_field: Option<String>,
 }
 
 /// A named struct-typed parameter or result of a method.
@@ -246,8 +302,18 @@ pub struct Param {
 }
 
 impl Method {
-    /// The JSON-RPC method name: lower-cased interface, underscore, method as written.
+    /// The JSON-RPC method name: `json(name = ...)` if given, else the lower-cased
+    /// interface, underscore, method as written.
     pub fn json_rpc_name(&self, interface: &str) -> String {
-        format!("{}_{}", interface.to_lowercase(), self.name)
+        match &self.json.name {
+            Some(name) => name.clone(),
+            None => default_json_rpc_name(interface, &self.name),
+        }
     }
+}
+
+/// A method's JSON-RPC name without `json(name = ...)`: the lower-cased interface,
+/// underscore, the method as written (`eth_getBalance`).
+pub fn default_json_rpc_name(interface: &str, method: &str) -> String {
+    format!("{}_{method}", interface.to_lowercase())
 }

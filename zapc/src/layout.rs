@@ -111,6 +111,8 @@ pub struct FieldSpec {
     pub ty: ir::Type,
     /// The explicit offset (`@N`, `#[zap(offset = N)]`), if any.
     pub offset: Option<u32>,
+    /// How the field looks in JSON (never changes its slot).
+    pub json: ir::FieldJson,
 }
 
 /// Why fields cannot be laid out. Indexes are positions in the field list.
@@ -186,6 +188,7 @@ pub fn struct_from_slots(
             name: f.name,
             doc: f.doc,
             ty: f.ty,
+            json: f.json,
             offset: to_u32(slot.offset),
             width: to_u32(slot.width),
         })

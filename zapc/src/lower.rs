@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
-use crate::check::Context;
+use crate::check::{field_json, method_json, Context};
 use crate::diag::Diagnostic;
 use crate::ir;
 use crate::layout::{object_size, struct_from_slots, FieldSpec, Slot};
@@ -18,6 +18,7 @@ pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnost
     let file = cx.file;
     let shapes = StructShapes::compute(cx)?;
     let lowering = Lowering {
+        cx,
         symbols: &cx.symbols,
         shapes: &shapes,
     };
@@ -90,6 +91,7 @@ fn unchecked(span: &std::ops::Range<usize>, what: &str) -> Diagnostic {
 }
 
 struct Lowering<'s, 'a> {
+    cx: &'s Context<'a>,
     symbols: &'s Symbols<'a>,
     shapes: &'s StructShapes,
 }
@@ -111,6 +113,7 @@ impl<'a> Lowering<'_, 'a> {
                 doc: field.doc.clone(),
                 ty: self.field_type(&field.ty)?,
                 offset,
+                json: self.checked(|errors| field_json(self.cx, field, errors))?,
             });
         }
         Ok(struct_from_slots(
@@ -203,7 +206,18 @@ impl<'a> Lowering<'_, 'a> {
                     .ok_or_else(|| unchecked(&bits.span, "permission bits"))?,
                 None => 0,
             },
+            json: self.checked(|errors| method_json(self.cx, decl, errors))?,
         })
+    }
+
+    /// The JSON options read by `read`, which the checker has accepted.
+    fn checked<T>(&self, read: impl FnOnce(&mut Vec<Diagnostic>) -> T) -> Result<T, Diagnostic> {
+        let mut errors = Vec::new();
+        let value = read(&mut errors);
+        match errors.into_iter().next() {
+            None => Ok(value),
+            Some(first) => Err(unchecked(&first.primary.span, "a JSON option")),
+        }
     }
 
     fn param(&self, decl: Option<&'a ParamDecl>) -> Result<Option<ir::Param>, Diagnostic> {

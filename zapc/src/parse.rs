@@ -15,6 +15,9 @@
 //!   RESULT is `(PARAMS)` or a bare `Type`, and BITS the capability permission bits a
 //!   call needs (decimal or `0x` hex). Any number of parameters and results parse; the
 //!   checker allows at most one each.
+//! - After a field or a method, optionally `json(OPTION, ...)`, where an OPTION is a
+//!   name, or `name = VALUE` with VALUE a `"string"`, a name or `[Name, ...]`; which
+//!   options exist is the checker's business.
 //! - Types: a name (built-in, struct or alias), `bytes_fixed[N]`, `list<T>`, `ptr<T>`
 //!   (placement is checked later). `<...>` nesting deeper than [`MAX_TYPE_NESTING`] is
 //!   refused before parsing, so hostile input cannot exhaust the stack.
@@ -30,8 +33,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, MethodDecl, Number,
-    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, JsonOption,
+    JsonOptions, MethodDecl, Number, OptionValue, PackageDecl, ParamDecl, SchemaFile, Span,
+    StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -161,6 +165,7 @@ impl<'s> TreeBuilder<'s> {
             name: ident(&child(&pair, Rule::field_name)?),
             ty: type_expr(child(&pair, Rule::type_expr)?)?,
             offset,
+            json: json_options(&pair)?,
         })
     }
 
@@ -199,6 +204,7 @@ impl<'s> TreeBuilder<'s> {
             params: parameters(child(&pair, Rule::parameters)?)?,
             results,
             requires,
+            json: json_options(&pair)?,
         })
     }
 
@@ -230,6 +236,57 @@ fn parameters(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
             })
         })
         .collect()
+}
+
+/// The `json(...)` of a field or method, if written.
+fn json_options(item: &Pair<'_, Rule>) -> Built<Option<JsonOptions>> {
+    let Some(pair) = find_child(item, Rule::json_options) else {
+        return Ok(None);
+    };
+    let span = span_of(&pair);
+    let options = pair
+        .into_inner()
+        .filter(|p| p.as_rule() == Rule::json_option)
+        .map(|option| {
+            let value = match find_child(&option, Rule::option_value) {
+                Some(value) => Some(option_value(value)?),
+                None => None,
+            };
+            Ok(JsonOption {
+                name: ident(&child(&option, Rule::option_name)?),
+                value,
+            })
+        })
+        .collect::<Built<_>>()?;
+    Ok(Some(JsonOptions { options, span }))
+}
+
+fn option_value(pair: Pair<'_, Rule>) -> Built<OptionValue> {
+    let span = span_of(&pair);
+    let inner = pair
+        .into_inner()
+        .next()
+        .ok_or_else(|| internal_error(span.clone(), "empty option value"))?;
+    Ok(match inner.as_rule() {
+        Rule::option_text => {
+            let quoted = inner.as_str();
+            OptionValue::Text {
+                text: quoted[1..quoted.len() - 1].to_owned(),
+                span: span_of(&inner),
+            }
+        }
+        Rule::option_word => OptionValue::Word(ident(&inner)),
+        Rule::option_names => OptionValue::Names {
+            names: inner
+                .clone()
+                .into_inner()
+                .filter(|p| p.as_rule() == Rule::option_word)
+                .map(|p| ident(&p))
+                .collect(),
+            span: span_of(&inner),
+        },
+        _ => return Err(internal_error(span, "unexpected option value")),
+    })
 }
 
 fn type_expr(pair: Pair<'_, Rule>) -> Built<TypeExpr> {

@@ -27,7 +27,7 @@ fn check_accepts_a_valid_file() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
-        "ok: schemas/eth.zap (2 structs, 1 interface)\n"
+        "ok: schemas/eth.zap (5 structs, 1 interface)\n"
     );
     assert!(stderr(&output).is_empty());
 }
@@ -108,8 +108,24 @@ struct BalanceResponse: size 56, list strided (56 bytes per element)
   Nonce      u64                  16      8
   BlockHash  bytes_fixed[32]      24     32
 
+struct ChainIdResponse: size 8, list strided (8 bytes per element)
+  field    type  offset  width
+  ChainId  u64        0      8
+
+struct BlockNumberResponse: size 8, list strided (8 bytes per element)
+  field   type  offset  width
+  Number  u64        0      8
+
+struct VersionResponse: size 8, list framed
+  field    type  offset  width
+  Version  text       0      8
+
 interface Eth
     1  getBalance(req: BalanceRequest) returns (resp: BalanceResponse)
+    2  chainId() returns (ChainIdResponse)
+    3  blockNumber() returns (BlockNumberResponse)
+    4  netVersion() returns (VersionResponse)
+    5  clientVersion() returns (VersionResponse)
 ";
     assert_eq!(stdout(&output), expected);
 }

@@ -61,7 +61,7 @@ fn layout(schema: &Schema, root: &str) -> Value {
             let fields: Vec<Value> = s
                 .fields
                 .iter()
-                .map(|f| json!({"key": zapc::codegen::names::json_key(&f.name), "type": type_name(&f.ty), "offset": f.offset}))
+                .map(|f| json!({"key": f.json_key(), "type": type_name(&f.ty), "offset": f.offset}))
                 .collect();
             (s.name.clone(), json!({"size": s.size, "fields": fields}))
         })
@@ -194,7 +194,8 @@ fn encode_decode_round_trip_with_the_python_runtime() {
 
 #[test]
 fn encode_and_decode_speak_raw_bytes_too() {
-    let req = r#"{"id":1,"block":68943,"account":"0xdeadbeef00112233445566778899aabbccddeeff"}"#;
+    let req =
+        r#"{"id":1,"block":"0x10d4f","account":"0xdeadbeef00112233445566778899aabbccddeeff"}"#;
     let (code, wire, err) = zapc(
         &[
             "encode",
@@ -237,7 +238,7 @@ fn encode_and_decode_errors_are_clear() {
             "schemas/eth.zap",
             "Nope",
             b"{}",
-            "has no struct named \"Nope\"; it declares: BalanceRequest, BalanceResponse",
+            "has no struct named \"Nope\"; it declares: BalanceRequest, BalanceResponse, ChainIdResponse",
         ),
         (
             "encode",

@@ -74,9 +74,26 @@ fn eth_layout_matches_the_spec() {
     assert_eq!(response.size, 56);
     assert_eq!(response.fields[3].ty, Type::BytesFixed(32));
     let methods = &eth.interfaces[0].methods;
-    assert_eq!(methods.len(), 1);
+    assert_eq!(methods.len(), 5);
     assert_eq!(methods[0].ordinal, 1);
     assert_eq!(methods[0].json_rpc_name("Eth"), "eth_getBalance");
+    assert_eq!(
+        methods[0].json.positional.as_deref(),
+        Some(&["Account".to_owned(), "Block".to_owned()][..])
+    );
+    assert_eq!(methods[0].json.result_field.as_deref(), Some("Balance"));
+    assert!(request.fields[1].json.quantity && request.fields[1].json.block_tags);
+    let rpc_names: Vec<String> = methods.iter().map(|m| m.json_rpc_name("Eth")).collect();
+    assert_eq!(
+        rpc_names,
+        [
+            "eth_getBalance",
+            "eth_chainId",
+            "eth_blockNumber",
+            "net_version",
+            "web3_clientVersion"
+        ]
+    );
     let param = methods[0].param.as_ref().unwrap();
     assert_eq!(
         (param.name.as_str(), param.ty.as_str()),
@@ -361,8 +378,19 @@ interface Eth {
         (2, true, true)
     );
     assert_eq!(get(&brace, "BalanceRequest").doc.len(), 2);
+    // The spec's example is the first part of schemas/eth.zap, whose JSON options and
+    // extra methods do not change the layout.
     let eth = schema_file("eth.zap");
-    assert_eq!(brace.structs, eth.structs);
+    let layout = |s: &zapc::ir::Struct| -> Vec<(String, Type, u32, u32)> {
+        s.fields
+            .iter()
+            .map(|f| (f.name.clone(), f.ty.clone(), f.offset, f.width))
+            .collect()
+    };
+    assert_eq!(brace.structs.len(), 2);
+    for (spec, file) in brace.structs.iter().zip(&eth.structs) {
+        assert_eq!((&spec.name, layout(spec)), (&file.name, layout(file)));
+    }
 
     let indented = load(
         "package xvm\ntype id32 = bytes_fixed[32]\nstruct BaseTx\n    NetworkID    u32\n    BlockchainID id32\n    Memo         bytes\n",

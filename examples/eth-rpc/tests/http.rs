@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use support::Running;
 use zap_runtime::json::to_hex;
 
-use eth_rpc::ledger::{block_hash, Ledger};
+use eth_rpc::ledger::Ledger;
 
 /// The first seeded account: its address in hex and what the ledger holds for it.
 fn seeded(i: usize) -> (String, u64, u64) {
@@ -21,48 +21,50 @@ fn call(id: Value, params: Value) -> String {
     json!({"jsonrpc": "2.0", "id": id, "method": "eth_getBalance", "params": params}).to_string()
 }
 
+fn quantity(v: u64) -> Value {
+    json!(format!("{v:#x}"))
+}
+
+/// Ethereum's shape: `params: [address, block]`, the balance as a bare quantity.
 #[tokio::test]
-async fn balance_by_name_for_a_seeded_account() {
+async fn balance_by_position_as_ethereum_clients_send_it() {
     let server = Running::start().await;
-    let (account, balance, nonce) = seeded(0);
-    let (status, answer) = server
-        .rpc(&call(
-            json!(1),
-            json!({"id": 7, "block": 68943, "account": account}),
-        ))
-        .await;
-    assert_eq!(status, 200);
-    assert_eq!(
-        answer,
-        json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "result": {
-                "id": 7,
-                "balance": balance,
-                "nonce": nonce,
-                "blockHash": to_hex(&block_hash(68943)),
-            }
-        })
-    );
+    let (account, balance, _) = seeded(0);
+    for block in [
+        "latest",
+        "earliest",
+        "pending",
+        "safe",
+        "finalized",
+        "0x10d4f",
+        "0x0",
+    ] {
+        let (status, answer) = server.rpc(&call(json!(1), json!([account, block]))).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 1, "result": quantity(balance)}),
+            "block {block}"
+        );
+    }
     assert!(balance > 0);
     server.stop().await;
 }
 
+/// Params by name still work, with the same JSON options (quantities, tags).
 #[tokio::test]
-async fn balance_by_position_with_string_numbers() {
+async fn balance_by_name_for_a_seeded_account() {
     let server = Running::start().await;
-    let (account, balance, nonce) = seeded(1);
+    let (account, balance, _) = seeded(1);
     let (status, answer) = server
-        .rpc(&call(json!("a"), json!(["42", "0x10d4f", account])))
+        .rpc(&call(
+            json!("a"),
+            json!({"id": 7, "block": "0x10d4f", "account": account}),
+        ))
         .await;
     assert_eq!(status, 200);
     assert_eq!(answer["id"], "a");
-    let result = &answer["result"];
-    assert_eq!(result["id"], 42);
-    assert_eq!(result["balance"], balance);
-    assert_eq!(result["nonce"], nonce);
-    assert_eq!(result["blockHash"], to_hex(&block_hash(68943)));
+    assert_eq!(answer["result"], quantity(balance));
     server.stop().await;
 }
 
@@ -72,12 +74,33 @@ async fn unknown_account_has_nothing() {
     let (_, answer) = server
         .rpc(&call(
             json!(3),
-            json!({"id": 3, "block": 0, "account": "0x00000000000000000000000000000000000000ff"}),
+            json!(["0x00000000000000000000000000000000000000ff", "latest"]),
         ))
         .await;
-    assert_eq!(answer["result"]["balance"], 0);
-    assert_eq!(answer["result"]["nonce"], 0);
-    assert_eq!(answer["result"]["id"], 3);
+    assert_eq!(answer["result"], "0x0");
+    server.stop().await;
+}
+
+/// What tools call on connect, from the same ledger.
+#[tokio::test]
+async fn chain_id_block_number_and_versions() {
+    let server = Running::start().await;
+    for (method, want) in [
+        ("eth_chainId", quantity(eth_rpc::CHAIN_ID)),
+        ("eth_blockNumber", quantity(eth_rpc::HEAD_BLOCK)),
+        ("net_version", json!(eth_rpc::CHAIN_ID.to_string())),
+        ("web3_clientVersion", json!(eth_rpc::CLIENT_VERSION)),
+    ] {
+        let (status, answer) = server
+            .rpc(&json!({"jsonrpc": "2.0", "id": 9, "method": method, "params": []}).to_string())
+            .await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            answer,
+            json!({"jsonrpc": "2.0", "id": 9, "result": want}),
+            "{method}"
+        );
+    }
     server.stop().await;
 }
 
@@ -88,21 +111,68 @@ async fn batch_of_balances() {
         .map(|i| {
             let (account, _, _) = seeded(i);
             json!({"jsonrpc": "2.0", "id": i, "method": "eth_getBalance",
-                   "params": {"id": i, "block": i, "account": account}})
+                   "params": [account, format!("{i:#x}")]})
         })
         .chain([
-            json!({"jsonrpc": "2.0", "method": "eth_getBalance", "params": [0, 0, seeded(0).0]}),
+            json!({"jsonrpc": "2.0", "method": "eth_getBalance", "params": [seeded(0).0, "latest"]}),
+            json!({"jsonrpc": "2.0", "id": "c", "method": "eth_chainId"}),
         ])
         .collect();
     let (status, answer) = server.rpc(&Value::Array(batch).to_string()).await;
     assert_eq!(status, 200);
     let answers = answer.as_array().expect("an array for a batch");
-    assert_eq!(answers.len(), 3, "the notification gets no answer");
-    for (i, answer) in answers.iter().enumerate() {
+    assert_eq!(answers.len(), 4, "the notification gets no answer");
+    for (i, answer) in answers[..3].iter().enumerate() {
         assert_eq!(answer["id"], i);
-        assert_eq!(answer["result"]["balance"], seeded(i).1);
-        assert_eq!(answer["result"]["blockHash"], to_hex(&block_hash(i as u64)));
+        assert_eq!(answer["result"], quantity(seeded(i).1));
     }
+    assert_eq!(
+        answers[3],
+        json!({"jsonrpc": "2.0", "id": "c", "result": quantity(eth_rpc::CHAIN_ID)})
+    );
+    server.stop().await;
+}
+
+/// Bad quantities are -32602 with a message naming the param, as Ethereum clients
+/// refuse them (the shapes of ethereum/execution-apis' eth_getBalance cases).
+#[tokio::test]
+async fn bad_quantities_name_the_param() {
+    let server = Running::start().await;
+    let (account, _, _) = seeded(0);
+    for (block, why) in [
+        (json!("0x01"), "leading zero"),
+        (json!("0x"), "at least one digit"),
+        (json!("0x10000000000000000"), "does not fit 64 bits"),
+        (json!("-0x1"), "must start with 0x"),
+        (json!("0xg1"), "only hex digits"),
+        (json!(-1), "expected a quantity"),
+        (json!(68943), "expected a quantity"),
+        (json!("newest"), "must start with 0x"),
+        (json!({"blockHash": "0x00"}), "expected a quantity"),
+    ] {
+        let (status, answer) = server.rpc(&call(json!(1), json!([account, block]))).await;
+        assert_eq!(status, 200);
+        assert_eq!(answer["error"]["code"], -32602, "{block}: {answer}");
+        assert_eq!(answer["id"], 1);
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("params[1] (block)"), "{block}: {message}");
+        assert!(message.contains(why), "{block}: {message}");
+    }
+    // The address: hex of exactly 20 bytes.
+    let (_, answer) = server
+        .rpc(&call(json!(2), json!(["0x1234", "latest"])))
+        .await;
+    assert_eq!(answer["error"]["code"], -32602);
+    let message = answer["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("params[0] (account)") && message.contains("20 bytes"),
+        "{message}"
+    );
+    // Too many params.
+    let (_, answer) = server
+        .rpc(&call(json!(3), json!([account, "latest", 1])))
+        .await;
+    assert_eq!(answer["error"]["code"], -32602);
     server.stop().await;
 }
 
@@ -122,7 +192,7 @@ async fn errors() {
     let (_, answer) = server
         .rpc(&call(
             json!(1),
-            json!({"id": 1, "block": 1, "account": "0x1234"}),
+            json!({"id": 1, "block": "0x1", "account": "0x1234"}),
         ))
         .await;
     assert_eq!(code(&answer), Some(-32602));
@@ -133,7 +203,7 @@ async fn errors() {
     assert_eq!(code(&answer), Some(-32600));
 
     let (status, answer) = server
-        .rpc(r#"{"jsonrpc":"2.0","method":"eth_getBalance","params":[1,1,"0x00"]}"#)
+        .rpc(r#"{"jsonrpc":"2.0","method":"eth_getBalance","params":["0x00","latest"]}"#)
         .await;
     assert_eq!((status, answer), (204, Value::Null));
     server.stop().await;
@@ -147,7 +217,10 @@ async fn health_and_routes() {
     assert_eq!(body, br#"{"status":"ok"}"#);
     let (status, _) = support::http(server.http, "GET", "/rpc", "").await;
     assert_eq!(status, 405);
+    // `/` serves JSON-RPC too, for Ethereum tools.
     let (status, _) = support::http(server.http, "POST", "/", "{}").await;
+    assert_eq!(status, 200);
+    let (status, _) = support::http(server.http, "POST", "/nope", "{}").await;
     assert_eq!(status, 404);
     server.stop().await;
 }

@@ -196,7 +196,7 @@ async fn openssl_s_client_gets_x25519_on_both_ports() {
 async fn curl(pki: &Pki, port: u16, extra: &[String]) -> (bool, Vec<u8>) {
     let address = to_hex(Ledger::default().address(0).expect("a seeded account"));
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{{"id":1,"block":68943,"account":"{address}"}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["{address}","latest"]}}"#
     );
     let mut args: Vec<String> = [
         "-sS",
@@ -236,8 +236,7 @@ fn assert_real_balance(printed: &[u8]) {
     let ledger = Ledger::default();
     let account = ledger.account(ledger.address(0).expect("a seeded account"));
     assert_eq!(answer["id"], 1);
-    assert_eq!(answer["result"]["balance"], account.balance);
-    assert_eq!(answer["result"]["nonce"], account.nonce);
+    assert_eq!(answer["result"], format!("{:#x}", account.balance));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

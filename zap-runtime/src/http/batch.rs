@@ -1,43 +1,74 @@
-//! Reading a JSON-RPC body: one request or a batch, where a batch over the limit is
-//! counted without being built, so an oversized batch costs no memory for its calls.
+//! Reading a JSON-RPC body: one request or a batch, each kept as the raw JSON slice it
+//! is (nothing is copied or built into a tree), where a batch over the limit is counted
+//! without being kept, so an oversized batch costs no memory for its calls.
 
 use serde::de::{DeserializeSeed, IgnoredAny, SeqAccess, Visitor};
-use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// What a body holds.
 #[derive(Debug)]
-pub(super) enum Body {
+pub(super) enum Body<'a> {
     /// One request (any JSON value that is not an array; checked later).
-    Single(Value),
+    Single(&'a RawValue),
     /// A batch of at most `max_batch` requests (maybe empty).
-    Batch(Vec<Value>),
+    Batch(Vec<&'a RawValue>),
     /// A batch of this many requests, more than `max_batch`.
     TooLarge(usize),
 }
 
-/// Parse `body`; at most `max_batch` batch members are built.
-pub(super) fn parse(body: &[u8], max_batch: usize) -> Result<Body, serde_json::Error> {
-    let is_batch = body
-        .iter()
-        .find(|b| !b.is_ascii_whitespace())
-        .is_some_and(|b| *b == b'[');
-    if !is_batch {
-        return serde_json::from_slice(body).map(Body::Single);
+/// Parse `body` (already checked to be UTF-8); at most `max_batch` batch members are
+/// kept. The whole body is checked to be valid JSON either way.
+pub(super) fn parse(body: &str, max_batch: usize) -> Result<Body<'_>, serde_json::Error> {
+    if nesting_exceeds(body, MAX_NESTING) {
+        return Err(serde::de::Error::custom(format!(
+            "nested more than {MAX_NESTING} levels deep"
+        )));
     }
-    let mut de = serde_json::Deserializer::from_slice(body);
+    let is_batch = body
+        .bytes()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|b| b == b'[');
+    if !is_batch {
+        return serde_json::from_str(body).map(Body::Single);
+    }
+    let mut de = serde_json::Deserializer::from_str(body);
     let parsed = BatchSeed { max_batch }.deserialize(&mut de)?;
     de.end()?;
-    if let Body::TooLarge(_) = parsed {
-        // The members past the limit were skipped, and skipping a string does not check
-        // its UTF-8; a body that is not UTF-8 is not JSON, whatever its length.
-        if let Err(e) = std::str::from_utf8(body) {
-            return Err(serde::de::Error::custom(format!(
-                "invalid UTF-8 at byte {}",
-                e.valid_up_to()
-            )));
+    Ok(parsed)
+}
+
+/// The deepest nesting of arrays and objects accepted: serde_json's own limit for the
+/// values it builds. Raw slices are skipped without one, so it is checked here first.
+const MAX_NESTING: usize = 128;
+
+/// True when `[`/`{` nest deeper than `max` outside strings (one pass, no allocation).
+fn nesting_exceeds(body: &str, max: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &b in body.as_bytes() {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
     }
-    Ok(parsed)
+    false
 }
 
 struct BatchSeed {
@@ -45,23 +76,23 @@ struct BatchSeed {
 }
 
 impl<'de> DeserializeSeed<'de> for BatchSeed {
-    type Value = Body;
-    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Body, D::Error> {
+    type Value = Body<'de>;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Body<'de>, D::Error> {
         d.deserialize_seq(self)
     }
 }
 
 impl<'de> Visitor<'de> for BatchSeed {
-    type Value = Body;
+    type Value = Body<'de>;
 
     fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str("a batch: an array of request objects")
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body<'de>, A::Error> {
         let mut calls = Vec::new();
         while calls.len() < self.max_batch {
-            match seq.next_element::<Value>()? {
+            match seq.next_element::<&'de RawValue>()? {
                 Some(call) => calls.push(call),
                 None => return Ok(Body::Batch(calls)),
             }
@@ -85,25 +116,32 @@ mod tests {
 
     #[test]
     fn single_batch_and_too_large() {
-        assert!(matches!(parse(b" {\"a\":1}", 2), Ok(Body::Single(_))));
-        assert!(matches!(parse(b"7", 2), Ok(Body::Single(_))));
-        assert!(matches!(parse(b"\n[1, 2]", 2), Ok(Body::Batch(v)) if v.len() == 2));
-        assert!(matches!(parse(b"[]", 2), Ok(Body::Batch(v)) if v.is_empty()));
-        assert!(matches!(
-            parse(b"[1, 2, {}, [3]]", 2),
-            Ok(Body::TooLarge(4))
-        ));
+        assert!(matches!(parse(" {\"a\":1}", 2), Ok(Body::Single(_))));
+        assert!(matches!(parse("7", 2), Ok(Body::Single(_))));
+        assert!(matches!(parse("\n[1, 2]", 2), Ok(Body::Batch(v)) if v.len() == 2));
+        assert!(matches!(parse("[]", 2), Ok(Body::Batch(v)) if v.is_empty()));
+        assert!(matches!(parse("[1, 2, {}, [3]]", 2), Ok(Body::TooLarge(4))));
+    }
+
+    #[test]
+    fn nesting_is_limited_outside_strings() {
+        let deep = format!("{}{}", "[".repeat(129), "]".repeat(129));
+        assert!(parse(&deep, 5).is_err());
+        let fine = format!("{}{}", "[".repeat(128), "]".repeat(128));
+        assert!(parse(&fine, 5).is_ok());
+        let quoted = format!("[\"{}\\\"\"]", "[".repeat(500));
+        assert!(
+            parse(&quoted, 5).is_ok(),
+            "brackets in strings do not count"
+        );
     }
 
     #[test]
     fn malformed_is_an_error_even_past_the_limit() {
-        // Found by the `jsonrpc` fuzz target: invalid UTF-8 inside a string past the
-        // limit was skipped unchecked, so the body was "too large" instead of not JSON.
-        assert!(parse(b"[1, \"\xff\"]", 1).is_err());
-        assert!(parse(b"[1, \"\xff\"]", 2).is_err());
-        assert!(parse(b"[1, 2, 3", 1).is_err());
-        assert!(parse(b"[1, 2] x", 5).is_err());
-        assert!(parse(b"[1, 2, nul]", 1).is_err());
-        assert!(parse(b"", 1).is_err());
+        assert!(parse("[1, 2, 3", 1).is_err());
+        assert!(parse("[1, 2] x", 5).is_err());
+        assert!(parse("[1, 2, nul]", 1).is_err());
+        assert!(parse("[1, \"\\x\"]", 1).is_err());
+        assert!(parse("", 1).is_err());
     }
 }

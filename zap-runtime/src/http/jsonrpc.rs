@@ -5,7 +5,10 @@
 //! written as the request message by [`MethodInfo::params_to_wire`], the handler runs,
 //! and the response message is turned into JSON by [`MethodInfo::result_to_json`].
 
+use std::borrow::Cow;
+
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::batch::{parse, Body};
@@ -100,50 +103,40 @@ impl RpcError {
     }
 }
 
-/// One response object: `result` or `error`, never both.
-#[derive(Debug, Serialize)]
-struct Response {
+/// An error response object (the error path may build values; answers do not).
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
     jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    error: Option<RpcError>,
-    id: Value,
+    error: &'a RpcError,
+    id: &'a RawValue,
 }
 
-impl Response {
-    fn new(id: Value, outcome: Result<Value, RpcError>) -> Self {
-        let (result, error) = match outcome {
-            Ok(result) => (Some(result), None),
-            Err(error) => (None, Some(error)),
-        };
-        Response {
-            jsonrpc: "2.0",
-            result,
-            error,
-            id,
-        }
+/// The raw JSON `null`, the id of answers to requests whose own id cannot be read.
+fn null_id() -> &'static RawValue {
+    RawValue::NULL
+}
+
+/// Append the error response for `id` to `out`.
+fn write_error(out: &mut Vec<u8>, id: &RawValue, error: &RpcError) {
+    let response = ErrorResponse {
+        jsonrpc: "2.0",
+        error,
+        id,
+    };
+    let start = out.len();
+    if let Err(e) = serde_json::to_writer(&mut *out, &response) {
+        out.truncate(start);
+        tracing::error!("cannot serialize a JSON-RPC error: {e}");
+        out.extend_from_slice(INTERNAL_ERROR_BODY);
     }
 }
 
 /// A single error response with `"id": null`, serialized (for errors found before any
 /// request could be read: parse errors, bodies that are too large).
 pub fn error_body(error: RpcError) -> Vec<u8> {
-    to_json(&Response::new(Value::Null, Err(error)))
-}
-
-/// Serialize an answer. Should that fail, the answer becomes a -32603 error saying why
-/// (`"id": null`: the failed answer may be a whole batch), never an empty body.
-fn to_json<T: Serialize>(value: &T) -> Vec<u8> {
-    serde_json::to_vec(value).unwrap_or_else(|e| {
-        tracing::error!("cannot serialize a JSON-RPC answer: {e}");
-        let error = RpcError::new(
-            code::INTERNAL_ERROR,
-            format!("Internal error: the answer cannot be written as JSON: {e}"),
-        );
-        serde_json::to_vec(&Response::new(Value::Null, Err(error)))
-            .unwrap_or_else(|_| INTERNAL_ERROR_BODY.to_vec())
-    })
+    let mut out = Vec::new();
+    write_error(&mut out, null_id(), &error);
+    out
 }
 
 /// The answer when even an error cannot be serialized.
@@ -156,7 +149,7 @@ const INTERNAL_ERROR_BODY: &[u8] =
 /// call was a notification (the HTTP layer answers 204 then). Batch members run one
 /// after another, in order; a batch longer than `max_batch` (or empty) is refused whole
 /// with one -32600 error, and the members of a batch over the limit are counted but
-/// never built.
+/// never kept.
 pub async fn handle_jsonrpc<S: Service>(
     service: &S,
     pool: &BuilderPool,
@@ -187,6 +180,11 @@ impl Default for Caller<'_> {
 }
 
 /// [`handle_jsonrpc`] for `caller`: every call is authorised before its handler runs.
+///
+/// The body is read once, borrowing: each request keeps its `id` and `params` as raw
+/// JSON slices of the body, params go straight into the request message and the answer
+/// is written straight into the response body. No `serde_json::Value` is built on the
+/// way of a successful call.
 pub async fn handle_jsonrpc_as<S: Service>(
     service: &S,
     pool: &BuilderPool,
@@ -194,6 +192,13 @@ pub async fn handle_jsonrpc_as<S: Service>(
     max_batch: usize,
     caller: &Caller<'_>,
 ) -> Option<Vec<u8>> {
+    let body = match std::str::from_utf8(body) {
+        Ok(body) => body,
+        Err(e) => {
+            let why = format!("invalid UTF-8 at byte {}", e.valid_up_to());
+            return Some(error_body(RpcError::parse_error(why)));
+        }
+    };
     let parsed = match parse(body, max_batch) {
         Ok(parsed) => parsed,
         Err(e) => return Some(error_body(RpcError::parse_error(e))),
@@ -206,47 +211,145 @@ pub async fn handle_jsonrpc_as<S: Service>(
             "a batch of {count} requests exceeds this server's limit of {max_batch}"
         )))),
         Body::Batch(batch) => {
-            let mut responses = Vec::new();
+            let mut out = Vec::with_capacity(64 * batch.len() + 2);
+            out.push(b'[');
             for call in batch {
-                responses.extend(handle_one(service, pool, call, caller).await);
+                let before = out.len();
+                if before > 1 {
+                    out.push(b',');
+                }
+                if !handle_one(service, pool, call, caller, &mut out).await {
+                    out.truncate(before);
+                }
             }
-            (!responses.is_empty()).then(|| to_json(&responses))
+            if out.len() == 1 {
+                return None;
+            }
+            out.push(b']');
+            Some(out)
         }
-        Body::Single(single) => handle_one(service, pool, single, caller)
-            .await
-            .map(|r| to_json(&r)),
+        Body::Single(single) => {
+            let mut out = Vec::with_capacity(128);
+            handle_one(service, pool, single, caller, &mut out)
+                .await
+                .then_some(out)
+        }
     }
 }
 
-/// A request object, checked: its id (`None` for a notification), method and params.
-struct Call {
-    id: Option<Value>,
-    method: String,
-    params: Option<Value>,
+/// A request object's envelope, borrowed from the body: its id (`None` for a
+/// notification), method and params (raw).
+struct Call<'a> {
+    id: Option<&'a RawValue>,
+    method: Cow<'a, str>,
+    params: Option<&'a RawValue>,
+}
+
+/// The members of a request object, each kept raw; unknown members are skipped, and a
+/// member given twice keeps its last value (as a JSON object would).
+#[derive(Default)]
+struct Members<'a> {
+    jsonrpc: Option<&'a RawValue>,
+    id: Option<&'a RawValue>,
+    method: Option<&'a RawValue>,
+    params: Option<&'a RawValue>,
+}
+
+impl<'de> serde::de::Visitor<'de> for Members<'de> {
+    type Value = Members<'de>;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a request object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<Self, A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let slot = match key.as_ref() {
+                "jsonrpc" => &mut self.jsonrpc,
+                "id" => &mut self.id,
+                "method" => &mut self.method,
+                "params" => &mut self.params,
+                _ => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+            };
+            *slot = Some(map.next_value::<&'de RawValue>()?);
+        }
+        Ok(self)
+    }
+}
+
+/// A JSON string's value, borrowed when it has no escapes; `None` if `raw` is not a
+/// string.
+fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    if !raw.get().starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<BorrowedOrOwned<'_>>(raw.get())
+        .ok()
+        .map(|s| s.0)
+}
+
+/// A string that borrows from the input when it can (serde's own `Cow` impl always
+/// copies).
+struct BorrowedOrOwned<'a>(Cow<'a, str>);
+
+impl<'de> serde::Deserialize<'de> for BorrowedOrOwned<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = BorrowedOrOwned<'de>;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(BorrowedOrOwned(Cow::Borrowed(s)))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(BorrowedOrOwned(Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// Check the envelope of one request object. The error carries the id to answer with
 /// (the request's own id if it is valid, else null).
-fn check(request: Value) -> Result<Call, (Value, RpcError)> {
-    let Value::Object(mut fields) = request else {
-        return Err((
-            Value::Null,
+fn check<'a>(request: &'a RawValue) -> Result<Call<'a>, (&'a RawValue, RpcError)> {
+    let not_an_object = || {
+        (
+            null_id(),
             RpcError::invalid_request("a request must be a JSON object"),
-        ));
+        )
     };
-    let id = match fields.remove("id") {
+    if !request.get().starts_with('{') {
+        return Err(not_an_object());
+    }
+    let mut de = serde_json::Deserializer::from_str(request.get());
+    let members = serde::Deserializer::deserialize_map(&mut de, Members::default())
+        .map_err(|_| not_an_object())?;
+    let id = match members.id {
         None => None,
-        Some(id @ (Value::Null | Value::Number(_) | Value::String(_))) => Some(id),
-        Some(_) => {
-            return Err((
-                Value::Null,
-                RpcError::invalid_request("\"id\" must be a string, a number or null"),
-            ))
-        }
+        Some(id) => match id.get().as_bytes().first() {
+            Some(b'n' | b'"') => Some(id),
+            // A number the answer can echo and any JSON reader can read back (not 1e400).
+            Some(b'-' | b'0'..=b'9')
+                if serde_json::from_str::<serde_json::Number>(id.get()).is_ok() =>
+            {
+                Some(id)
+            }
+            _ => {
+                return Err((
+                    null_id(),
+                    RpcError::invalid_request("\"id\" must be a string, a number or null"),
+                ))
+            }
+        },
     };
-    let reply_id = id.clone().unwrap_or(Value::Null);
-    match fields.get("jsonrpc") {
-        Some(Value::String(v)) if v == "2.0" => {}
+    let reply_id: &'a RawValue = id.unwrap_or(RawValue::NULL);
+    match members.jsonrpc.map(raw_str) {
+        Some(Some(version)) if version == "2.0" => {}
         Some(_) => {
             return Err((
                 reply_id,
@@ -260,9 +363,9 @@ fn check(request: Value) -> Result<Call, (Value, RpcError)> {
             ))
         }
     }
-    let method = match fields.remove("method") {
-        Some(Value::String(m)) => m,
-        Some(_) => {
+    let method = match members.method.map(raw_str) {
+        Some(Some(method)) => method,
+        Some(None) => {
             return Err((
                 reply_id,
                 RpcError::invalid_request("\"method\" must be a string"),
@@ -278,36 +381,60 @@ fn check(request: Value) -> Result<Call, (Value, RpcError)> {
     Ok(Call {
         id,
         method,
-        params: fields.remove("params"),
+        params: members.params,
     })
 }
 
-/// Answer one request object; `None` for a notification (whose outcome is not sent,
-/// error or not, as JSON-RPC 2.0 requires).
+/// Answer one request object into `out`; false (with `out` left as it was) for a
+/// notification, whose outcome is not sent, error or not, as JSON-RPC 2.0 requires.
 async fn handle_one<S: Service>(
     service: &S,
     pool: &BuilderPool,
-    request: Value,
+    request: &RawValue,
     caller: &Caller<'_>,
-) -> Option<Response> {
+    out: &mut Vec<u8>,
+) -> bool {
     let call = match check(request) {
         Ok(call) => call,
-        Err((id, error)) => return Some(Response::new(id, Err(error))),
+        Err((id, error)) => {
+            write_error(out, id, &error);
+            return true;
+        }
     };
-    let outcome = dispatch(service, pool, &call, caller).await;
-    if let Err(e) = &outcome {
-        tracing::debug!(method = %call.method, code = e.code, "JSON-RPC call failed: {}", e.message);
+    let start = out.len();
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
+    let outcome = dispatch(service, pool, &call, caller, out).await;
+    let Some(id) = call.id else {
+        if let Err(e) = &outcome {
+            tracing::debug!(method = %call.method, code = e.code, "JSON-RPC notification failed: {}", e.message);
+        }
+        out.truncate(start);
+        return false;
+    };
+    match outcome {
+        Ok(()) => {
+            out.extend_from_slice(br#","id":"#);
+            out.extend_from_slice(id.get().as_bytes());
+            out.push(b'}');
+        }
+        Err(error) => {
+            tracing::debug!(method = %call.method, code = error.code, "JSON-RPC call failed: {}", error.message);
+            out.truncate(start);
+            write_error(out, id, &error);
+        }
     }
-    call.id.map(|id| Response::new(id, outcome))
+    true
 }
 
-/// Find the method, build its request message, run the handler, read its response.
+/// Find the method, build its request message, run the handler, and append its answer's
+/// JSON to `out`.
 async fn dispatch<S: Service>(
     service: &S,
     pool: &BuilderPool,
-    call: &Call,
+    call: &Call<'_>,
     caller: &Caller<'_>,
-) -> Result<Value, RpcError> {
+    out: &mut Vec<u8>,
+) -> Result<(), RpcError> {
     let method = S::method_by_json_name(&call.method);
     if let Some(gate) = caller.authorize {
         // Before the method is looked up, so only an authorised caller learns which exist.
@@ -324,9 +451,17 @@ async fn dispatch<S: Service>(
             return Err(RpcError::from_call_error(&CallError::new(status, why)));
         }
     }
-    let method = method.ok_or_else(|| RpcError::method_not_found(&call.method, S::METHODS))?;
+    let Some(method) = method else {
+        if call.method == DISCOVER {
+            if let Some(document) = S::OPENRPC {
+                out.extend_from_slice(document.as_bytes());
+                return Ok(());
+            }
+        }
+        return Err(RpcError::method_not_found(&call.method, S::METHODS));
+    };
     let mut request = pool.get();
-    (method.params_to_wire)(call.params.as_ref(), &mut request)
+    (method.params_to_wire)(call.params, method.positional, &mut request)
         .map_err(|e| RpcError::invalid_params(&e))?;
     // A method without a request struct gets an empty payload, as over ZAP/TCP.
     let payload: &[u8] = if method.request.is_some() {
@@ -334,9 +469,9 @@ async fn dispatch<S: Service>(
     } else {
         &[]
     };
-    let mut out = pool.get();
+    let mut answer = pool.get();
     let reply = service
-        .call(method.ordinal, payload, &mut out)
+        .call(method.ordinal, payload, &mut answer)
         .await
         .map_err(|e| {
             if e.status == Status::INTERNAL {
@@ -345,24 +480,32 @@ async fn dispatch<S: Service>(
             RpcError::from_call_error(&e)
         })?;
     match reply {
-        Reply::Empty => Ok(Value::Null),
-        Reply::Message => (method.result_to_json)(out.as_bytes()).map_err(|e| {
-            tracing::error!(method = %call.method, "cannot answer in JSON: {e}");
-            let response = method.response.unwrap_or("response");
-            RpcError::new(
-                code::INTERNAL_ERROR,
-                match e {
-                    ResultError::Decode(e) => format!(
-                        "Internal error: the response is not a valid {response} message: {e}"
-                    ),
-                    ResultError::Serialize(e) => format!(
-                        "Internal error: the {response} response cannot be written as JSON: {e}"
-                    ),
-                },
-            )
-        }),
+        Reply::Empty => {
+            out.extend_from_slice(b"null");
+            Ok(())
+        }
+        Reply::Message => (method.result_to_json)(answer.as_bytes(), method.result_field, out)
+            .map_err(|e| {
+                tracing::error!(method = %call.method, "cannot answer in JSON: {e}");
+                let response = method.response.unwrap_or("response");
+                RpcError::new(
+                    code::INTERNAL_ERROR,
+                    match e {
+                        ResultError::Decode(e) => format!(
+                            "Internal error: the response is not a valid {response} message: {e}"
+                        ),
+                        ResultError::Serialize(e) => format!(
+                            "Internal error: the {response} response cannot be written as JSON: {e}"
+                        ),
+                    },
+                )
+            }),
     }
 }
+
+/// The OpenRPC service discovery method: answered with the schema's OpenRPC document
+/// when the service carries one ([`Service::OPENRPC`]).
+pub const DISCOVER: &str = "rpc.discover";
 
 #[cfg(test)]
 mod tests {
@@ -378,13 +521,17 @@ mod tests {
     }
 
     #[test]
-    fn an_answer_that_fails_to_serialize_is_an_internal_error() {
-        let body = to_json(&Unserializable);
-        let answer: Value = serde_json::from_slice(&body).expect("a JSON body, not empty");
-        assert_eq!(answer["error"]["code"], code::INTERNAL_ERROR);
-        assert_eq!(answer["id"], Value::Null);
-        let message = answer["error"]["message"].as_str().unwrap();
-        assert!(message.contains("refused on purpose"), "{message}");
+    fn an_error_that_fails_to_serialize_is_an_internal_error() {
+        let error = RpcError {
+            code: 1,
+            message: "x".into(),
+            data: Some(Value::Null),
+        };
+        let mut out = Vec::new();
+        write_error(&mut out, null_id(), &error);
+        let answer: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(answer["error"]["code"], 1);
+        assert!(serde_json::to_vec(&Unserializable).is_err());
     }
 
     #[test]
@@ -392,5 +539,21 @@ mod tests {
         let answer: Value = serde_json::from_slice(INTERNAL_ERROR_BODY).unwrap();
         assert_eq!(answer["error"]["code"], code::INTERNAL_ERROR);
         assert_eq!(answer["jsonrpc"], "2.0");
+    }
+
+    #[test]
+    fn envelopes_are_read_without_copies() {
+        let raw: &RawValue = serde_json::from_str(
+            r#"{"id":"a1","jsonrpc":"2.0","x":[1,{}],"method":"m","params":[1, 2]}"#,
+        )
+        .unwrap();
+        let call = check(raw).map_err(|(_, e)| e).unwrap();
+        assert_eq!(call.id.map(RawValue::get), Some(r#""a1""#));
+        assert!(matches!(call.method, Cow::Borrowed("m")));
+        assert_eq!(call.params.map(RawValue::get), Some("[1, 2]"));
+        let escaped: &RawValue =
+            serde_json::from_str(r#"{"jsonrpc":"2\u002e0","method":"a\u0062","id":7}"#).unwrap();
+        let call = check(escaped).map_err(|(_, e)| e).unwrap();
+        assert_eq!(call.method, "ab");
     }
 }

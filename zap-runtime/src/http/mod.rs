@@ -104,6 +104,14 @@ pub struct HttpConfig {
     /// After shutdown is triggered, how long requests in flight may take before their
     /// connections are dropped (default 30 s).
     pub drain_timeout: Duration,
+    /// Coalesce the answers to pipelined HTTP/1.1 requests into one write (hyper's
+    /// `pipeline_flush`). Off by default, because hyper does not flush while input is
+    /// unread: a client that pipelines requests and never reads its answers is then
+    /// never slowed down (the hostile harness sends 32 MiB without meeting back-pressure,
+    /// where the default stalls it at about 8 MiB), and a request refused before its
+    /// body was read (a chunked body over [`max_body`](Self::max_body)) loses its 413.
+    /// Turn it on only behind a proxy that bounds what clients send.
+    pub pipeline_flush: bool,
     /// Consulted before every call with the capability of the request's
     /// `Authorization: ZAP-Cap <base64>` header (empty when there is none); a refusal
     /// answers that call -32001 (401) or -32003 (403) with the reason, and the handler
@@ -136,6 +144,7 @@ impl Default for HttpConfig {
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             drain_timeout: Duration::from_secs(30),
+            pipeline_flush: false,
             authorize: None,
             #[cfg(feature = "tls")]
             tls: None,

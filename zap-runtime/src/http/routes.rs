@@ -26,7 +26,8 @@ type Reply = Response<Full<Bytes>>;
 /// Route one request.
 pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
     match (req.uri().path(), req.method()) {
-        ("/rpc", &Method::POST) => rpc(shared, req).await,
+        // Ethereum tools (web3.py, ethers) post to the URL they are given, usually `/`.
+        ("/rpc" | "/", &Method::POST) => rpc(shared, req).await,
         ("/rpc", _) => method_not_allowed("POST"),
         ("/health", &Method::GET | &Method::HEAD) => {
             json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}"))
@@ -35,7 +36,7 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
         (path, _) => text(
             StatusCode::NOT_FOUND,
             format!(
-                "no such path: {path} (JSON-RPC is served at POST /rpc, health at GET /health)\n"
+                "no such path: {path} (JSON-RPC is served at POST /rpc and POST /, health at GET /health)\n"
             ),
         ),
     }

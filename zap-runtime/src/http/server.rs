@@ -112,6 +112,7 @@ async fn serve_connection<S: Service, IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let header_read_timeout = shared.config.header_read_timeout;
+    let pipeline_flush = shared.config.pipeline_flush;
     let service = service_fn(move |req| {
         let shared = shared.clone();
         async move { Ok::<_, Infallible>(route(&shared, req).await) }
@@ -120,6 +121,9 @@ async fn serve_connection<S: Service, IO>(
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout)
         .keep_alive(true)
+        // Opt-in (see `HttpConfig::pipeline_flush`): answers to pipelined requests wait
+        // for one flush instead of each taking its own write.
+        .pipeline_flush(pipeline_flush)
         .serve_connection(TokioIo::new(stream), service);
     tokio::pin!(connection);
     let result = tokio::select! {

@@ -128,8 +128,8 @@ const fn method(
     name: &'static str,
     json_name: &'static str,
     request: Option<&'static str>,
-    params_to_wire: fn(Option<&Value>, &mut Builder) -> Result<(), json::ParamsError>,
-    result_to_json: fn(&[u8]) -> Result<Value, json::ResultError>,
+    params_to_wire: zap_runtime::ParamsToWire,
+    result_to_json: zap_runtime::ResultToJson,
 ) -> MethodInfo {
     MethodInfo {
         ordinal,
@@ -138,6 +138,13 @@ const fn method(
         json_name,
         request,
         response: Some("Number"),
+        // The request's fields in declaration order, as zapc generates by default.
+        positional: match (request, ordinal) {
+            (Some(_), 1) => Pair::JSON_FIELDS,
+            (Some(_), _) => Number::JSON_FIELDS,
+            (None, _) => &[],
+        },
+        result_field: None,
         params_to_wire,
         result_to_json,
     }

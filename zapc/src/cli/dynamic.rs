@@ -5,11 +5,13 @@
 //! as generated readers (and so the JSON-RPC fallback) read it.
 
 use serde_json::{Map, Number, Value};
-use zap_runtime::json::{from_hex, json_type as describe, to_hex};
+use zap_runtime::json::{
+    block_number, block_quantity, block_tag, from_hex, json_type as describe, quantity, to_hex,
+    write_quantity,
+};
 use zap_runtime::{BuildError, Builder, DecodeBudget, ListRef, Message, Object, ObjectBuilder};
 
-use zapc::codegen::names::json_key;
-use zapc::ir::{ListShape, Scalar, Schema, Struct, Type};
+use zapc::ir::{Field, ListShape, Scalar, Schema, Struct, Type};
 
 /// Why a JSON value does not fit the schema. `path` is a JSON path (`$.items[2].note`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,8 +70,8 @@ fn write_struct(
         ));
     };
     for key in map.keys() {
-        if !ty.fields.iter().any(|f| json_key(&f.name) == *key) {
-            let known: Vec<String> = ty.fields.iter().map(|f| json_key(&f.name)).collect();
+        if !ty.fields.iter().any(|f| f.json_key() == *key) {
+            let known: Vec<String> = ty.fields.iter().map(Field::json_key).collect();
             return Err(err(
                 path,
                 format!(
@@ -81,12 +83,67 @@ fn write_struct(
         }
     }
     for field in &ty.fields {
-        let key = json_key(&field.name);
+        let key = field.json_key();
         let Some(value) = map.get(&key) else { continue };
         let path = format!("{path}.{key}");
-        write_field(schema, &field.ty, field.offset as usize, value, obj, &path)?;
+        if field.json.quantity || field.json.block_tags {
+            write_ethereum_number(field, value, obj, &path)?;
+        } else {
+            write_field(schema, &field.ty, field.offset as usize, value, obj, &path)?;
+        }
     }
     Ok(())
+}
+
+/// A field with `json(quantity)` or `json(block_tags)`, read by the same rules as the
+/// generated code's (the runtime's serde adapters).
+fn write_ethereum_number(
+    field: &Field,
+    v: &Value,
+    obj: &mut ObjectBuilder<'_>,
+    path: &str,
+) -> Result<(), JsonError> {
+    let off = field.offset as usize;
+    let bad = |e: serde_json::Error| err(path, e.to_string());
+    let value: u64 = match (field.json.quantity, field.json.block_tags) {
+        (true, true) => block_quantity::deserialize(v).map_err(bad)?,
+        (false, true) => block_number::deserialize(v).map_err(bad)?,
+        _ => match field.ty {
+            Type::Scalar(Scalar::U8) => quantity::deserialize::<_, u8>(v).map_err(bad)?.into(),
+            Type::Scalar(Scalar::U16) => quantity::deserialize::<_, u16>(v).map_err(bad)?.into(),
+            Type::Scalar(Scalar::U32) => quantity::deserialize::<_, u32>(v).map_err(bad)?.into(),
+            _ => quantity::deserialize::<_, u64>(v).map_err(bad)?,
+        },
+    };
+    // The value was read at the field's width, so these narrowings keep it.
+    match field.ty {
+        Type::Scalar(Scalar::U8) => obj.set_u8(off, value as u8),
+        Type::Scalar(Scalar::U16) => obj.set_u16(off, value as u16),
+        Type::Scalar(Scalar::U32) => obj.set_u32(off, value as u32),
+        _ => obj.set_u64(off, value),
+    }
+    Ok(())
+}
+
+/// The JSON of a field with `json(quantity)` or `json(block_tags)`.
+fn read_ethereum_number(field: &Field, obj: Object<'_>) -> Value {
+    let off = field.offset as usize;
+    let value = match field.ty {
+        Type::Scalar(Scalar::U8) => u64::from(obj.u8(off)),
+        Type::Scalar(Scalar::U16) => u64::from(obj.u16(off)),
+        Type::Scalar(Scalar::U32) => u64::from(obj.u32(off)),
+        _ => obj.u64(off),
+    };
+    if field.json.block_tags {
+        if let Some(tag) = block_tag::name(value) {
+            return Value::String(tag.to_owned());
+        }
+    }
+    if field.json.quantity {
+        Value::String(write_quantity(value, &mut [0; 18]).to_owned())
+    } else {
+        value.into()
+    }
 }
 
 fn write_field(
@@ -316,10 +373,12 @@ fn child(
 fn read_struct(schema: &Schema, ty: &Struct, obj: Object<'_>, budget: &mut DecodeBudget) -> Value {
     let mut map = Map::new();
     for field in &ty.fields {
-        map.insert(
-            json_key(&field.name),
-            read_field(schema, &field.ty, field.offset as usize, obj, budget),
-        );
+        let value = if field.json.quantity || field.json.block_tags {
+            read_ethereum_number(field, obj)
+        } else {
+            read_field(schema, &field.ty, field.offset as usize, obj, budget)
+        };
+        map.insert(field.json_key(), value);
     }
     Value::Object(map)
 }

@@ -176,8 +176,15 @@ impl<'a> FieldGen<'a> {
 
     /// `#[serde(rename = "key", with = "<rt>::json::adapter")]`.
     pub fn json_attrs(&self) -> TokenStream {
-        let key = names::json_key(&self.field.name);
-        match self.kind.json_with() {
+        let key = self.field.json_key();
+        let json = &self.field.json;
+        let adapter = match (&self.kind, json.quantity, json.block_tags) {
+            (Kind::Scalar { .. }, true, true) => Some("block_quantity"),
+            (Kind::Scalar { .. }, false, true) => Some("block_number"),
+            (Kind::Scalar { .. }, true, false) => Some("quantity"),
+            _ => self.kind.json_with(),
+        };
+        match adapter {
             Some(adapter) => {
                 let with = format!("{}::json::{adapter}", runtime_string(self.rt));
                 quote!(#[serde(rename = #key, with = #with)])

@@ -43,7 +43,10 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
         .structs
         .iter()
         .map(|s| structs::schema_struct(s, eq_hash.contains(s.name.as_str()), opts));
-    let interfaces = schema.interfaces.iter().map(|i| service::generate(i, opts));
+    let interfaces = schema
+        .interfaces
+        .iter()
+        .map(|i| service::generate(schema, i, opts));
     quote! {
         #(#structs)*
         #(#interfaces)*
@@ -65,7 +68,7 @@ pub fn render(schema: &Schema, opts: &Options) -> String {
         out.push_str(&format_tokens(structs::schema_struct(s, eq, opts)));
     }
     for i in &schema.interfaces {
-        out.push_str(&format_tokens(service::generate(i, opts)));
+        out.push_str(&format_tokens(service::generate(schema, i, opts)));
     }
     out
 }

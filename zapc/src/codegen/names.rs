@@ -1,6 +1,6 @@
 //! Rust and JSON names for schema names (spec: "Conventions this project adds").
 
-use heck::{ToLowerCamelCase, ToShoutySnakeCase, ToSnakeCase};
+use heck::{ToShoutySnakeCase, ToSnakeCase};
 use proc_macro2::{Ident, Span};
 
 /// Words that cannot be identifiers at all, not even raw (`r#self` is not allowed).
@@ -34,11 +34,6 @@ pub fn snake(name: &str) -> String {
 /// The Rust identifier of a field or method (`BlockHash` -> `block_hash`).
 pub fn field_ident(name: &str) -> Ident {
     ident(&snake(name))
-}
-
-/// The JSON key of a field (`BlockHash` -> `blockHash`).
-pub fn json_key(name: &str) -> String {
-    name.to_lower_camel_case()
 }
 
 /// The name of a field's offset constant (`BlockHash` -> `BLOCK_HASH_OFFSET`).

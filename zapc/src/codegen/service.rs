@@ -6,10 +6,10 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{doc_attrs, names, runtime_string, Options};
-use crate::ir::{Interface, Method};
+use crate::ir::{self, Interface, Method, Schema};
 
 /// Generate the items of `iface`.
-pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
+pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStream {
     let rt = &opts.runtime;
     let trait_name = names::type_ident(&iface.name);
     let service = names::suffixed(&iface.name, "Service");
@@ -22,7 +22,7 @@ pub fn generate(iface: &Interface, opts: &Options) -> TokenStream {
     let infos = iface
         .methods
         .iter()
-        .map(|m| method_info(iface, m, &method_enum, rt));
+        .map(|m| method_info(schema, iface, m, &method_enum, rt));
     let arms = iface
         .methods
         .iter()
@@ -244,7 +244,13 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     }
 }
 
-fn method_info(iface: &Interface, m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
+fn method_info(
+    schema: &Schema,
+    iface: &Interface,
+    m: &Method,
+    method_enum: &Ident,
+    rt: &syn::Path,
+) -> TokenStream {
     let v = variant(m);
     let ordinal = quote!(#method_enum::#v.ordinal());
     let name = &m.name;
@@ -261,6 +267,31 @@ fn method_info(iface: &Interface, m: &Method, method_enum: &Ident, rt: &syn::Pat
             quote!(::core::option::Option::None),
             quote!(#rt::json::no_params),
         ),
+    };
+    let positional: Vec<String> = match (
+        &m.json.positional,
+        m.param.as_ref().and_then(|p| schema.struct_named(&p.ty)),
+    ) {
+        (Some(order), Some(request)) => order
+            .iter()
+            .filter_map(|name| request.fields.iter().find(|f| &f.name == name))
+            .map(ir::Field::json_key)
+            .collect(),
+        (None, Some(request)) => request.fields.iter().map(ir::Field::json_key).collect(),
+        (_, None) => Vec::new(),
+    };
+    let result_field = match (
+        &m.json.result_field,
+        m.result.as_ref().and_then(|p| schema.struct_named(&p.ty)),
+    ) {
+        (Some(name), Some(response)) => match response.fields.iter().find(|f| &f.name == name) {
+            Some(field) => {
+                let key = field.json_key();
+                quote!(::core::option::Option::Some(#key))
+            }
+            None => quote!(::core::option::Option::None),
+        },
+        _ => quote!(::core::option::Option::None),
     };
     let (response, result_to_json) = match &m.result {
         Some(p) => {
@@ -288,6 +319,8 @@ fn method_info(iface: &Interface, m: &Method, method_enum: &Ident, rt: &syn::Pat
             json_name: #json_name,
             request: #request,
             response: #response,
+            positional: &[#(#positional),*],
+            result_field: #result_field,
             params_to_wire: #params_to_wire,
             result_to_json: #result_to_json,
         }

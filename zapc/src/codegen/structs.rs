@@ -17,7 +17,7 @@ use quote::{quote, quote_spanned};
 
 use super::field::{FieldGen, FieldNames};
 use super::{doc_attrs, json, names, runtime_string, Options};
-use crate::ir::{ListShape, Struct, Type};
+use crate::ir::{self, ListShape, Struct, Type};
 
 /// How Rust spells a struct declared with `#[derive(Zap)]`: only what the wire layout
 /// does not say. Kept out of the IR, which describes the layout alone.
@@ -306,7 +306,7 @@ fn companions(
     let size = Literal::u32_unsuffixed(s.size);
     let schema_name = &s.name;
     let inline = matches!(s.list_shape, ListShape::Strided { .. });
-    let json_fields = s.fields.iter().map(|f| names::json_key(&f.name));
+    let json_fields = s.fields.iter().map(ir::Field::json_key);
     let offsets = fields.iter().map(FieldGen::offset_const);
     let getters = fields.iter().map(FieldGen::getter);
     let debug_entries = fields.iter().map(FieldGen::debug_entry);

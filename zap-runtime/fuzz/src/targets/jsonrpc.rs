@@ -77,10 +77,17 @@ pub fn run(data: &[u8]) {
     let pool = BuilderPool::new();
     let answer = block_on(handle_jsonrpc(&service, &pool, body, max_batch));
     let parsed: Option<Value> = serde_json::from_slice(body).ok();
+    // JSON by its grammar, read as the server reads it: raw slices, so a number too large
+    // for a `Value` (1e400) is still JSON.
+    let grammatical = serde_json::from_slice::<serde::de::IgnoredAny>(body).is_ok();
 
     let Some(answer) = answer else {
         // Nothing to answer: only when every call was a valid notification.
-        let requests = match parsed.expect("no answer only for JSON") {
+        let Some(parsed) = parsed else {
+            assert!(grammatical, "no answer only for JSON");
+            return;
+        };
+        let requests = match parsed {
             Value::Array(batch) => batch,
             single => vec![single],
         };
@@ -103,6 +110,10 @@ pub fn run(data: &[u8]) {
         // Not JSON: one parse error. Or: a batch over `max_batch` is refused after its
         // members past the limit were checked as JSON grammar only (so a number too
         // large for a `Value`, e.g. 1e400, is not an error there), but only for UTF-8.
+        if grammatical {
+            // JSON that a `Value` cannot hold: answered call by call, checked above.
+            return;
+        }
         let e = &responses[0]["error"];
         let too_large = e["code"] == code::INVALID_REQUEST
             && std::str::from_utf8(body).is_ok_and(|b| b.trim_start().starts_with('['));

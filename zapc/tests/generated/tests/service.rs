@@ -2,7 +2,6 @@
 //! same `Service::call` the TCP server and the JSON-RPC fallback drive.
 
 use futures_executor::block_on;
-use serde_json::json;
 use zap_runtime::rpc::Status;
 use zap_runtime::{Builder, CallError, ClientError, Local, Reply, Service};
 use zapc_generated_tests::{eth, service};
@@ -19,11 +18,57 @@ impl eth::Eth for Ledger {
         }
         Ok(eth::BalanceResponse {
             id: req.id(),
-            balance: u64::from(req.account()[0]) * 1000 + req.block(),
+            balance: (u64::from(req.account()[0]) * 1000).wrapping_add(req.block()),
             nonce: 7,
             block_hash: [req.block() as u8; 32],
         })
     }
+
+    async fn chain_id(&self) -> Result<eth::ChainIdResponse, CallError> {
+        Ok(eth::ChainIdResponse { chain_id: 1337 })
+    }
+
+    async fn block_number(&self) -> Result<eth::BlockNumberResponse, CallError> {
+        Ok(eth::BlockNumberResponse { number: 0 })
+    }
+
+    async fn net_version(&self) -> Result<eth::VersionResponse, CallError> {
+        Ok(eth::VersionResponse {
+            version: "1337".into(),
+        })
+    }
+
+    async fn client_version(&self) -> Result<eth::VersionResponse, CallError> {
+        Ok(eth::VersionResponse {
+            version: "test".into(),
+        })
+    }
+}
+
+/// Run JSON-RPC `params` (JSON text) through `method`'s table entry and the service;
+/// the JSON result as text.
+fn json_call(
+    svc: &eth::EthService<Ledger>,
+    method: &zap_runtime::MethodInfo,
+    params: Option<&str>,
+) -> Result<String, zap_runtime::json::ParamsError> {
+    let raw: Option<Box<serde_json::value::RawValue>> =
+        params.map(|p| serde_json::from_str(p).expect("params are JSON"));
+    let mut req = Builder::new();
+    (method.params_to_wire)(raw.as_deref(), method.positional, &mut req)?;
+    let mut out = Builder::new();
+    let payload: &[u8] = if method.request.is_some() {
+        req.as_bytes()
+    } else {
+        &[]
+    };
+    assert_eq!(
+        block_on(svc.call(method.ordinal, payload, &mut out)).unwrap(),
+        Reply::Message
+    );
+    let mut json = Vec::new();
+    (method.result_to_json)(out.as_bytes(), method.result_field, &mut json).unwrap();
+    Ok(String::from_utf8(json).unwrap())
 }
 
 #[test]
@@ -66,9 +111,9 @@ fn typed_client_calls_the_handler() {
 fn dispatch_answers_404_and_400() {
     let svc = eth::EthService::new(Ledger);
     let mut out = Builder::new();
-    let err = block_on(svc.call(2, b"", &mut out)).unwrap_err();
+    let err = block_on(svc.call(6, b"", &mut out)).unwrap_err();
     assert_eq!(err.status, Status::NOT_FOUND);
-    assert_eq!(err.message, "Eth has no method with ordinal 2");
+    assert_eq!(err.message, "Eth has no method with ordinal 6");
     let err = block_on(svc.call(eth::EthService::<Ledger>::GET_BALANCE, b"garbage", &mut out))
         .unwrap_err();
     assert_eq!(err.status, Status::BAD_REQUEST);
@@ -87,35 +132,55 @@ fn json_rpc_method_table_converts_params_and_results() {
     let method =
         Svc::method_by_json_name("eth_getBalance").expect("eth_getBalance is in the table");
     assert_eq!((method.ordinal, method.name), (1, "getBalance"));
-    let account = format!("0x02{}", "00".repeat(19));
+    assert_eq!(method.positional, ["account", "block"]);
+    assert_eq!(method.result_field, Some("balance"));
+    let account = format!("\"0x02{}\"", "00".repeat(19));
+    // 2 * 1000 + 68943 = 70943 = 0x1151f
     for params in [
-        json!({"id": 4, "block": 68943, "account": account}),
-        json!([4, 68943, account]),
-        json!({"id": "4", "block": "0x10d4f", "account": account}),
+        format!(r#"{{"id": 4, "block": "0x10d4f", "account": {account}}}"#),
+        format!(r#"[{account}, "0x10d4f"]"#),
+        format!(r#"{{"block": "0x10d4f", "account": {account}}}"#),
     ] {
-        let mut req = Builder::new();
-        (method.params_to_wire)(Some(&params), &mut req).unwrap();
-        let mut out = Builder::new();
         assert_eq!(
-            block_on(svc.call(method.ordinal, req.as_bytes(), &mut out)).unwrap(),
-            Reply::Message
+            json_call(&svc, method, Some(&params)).unwrap(),
+            r#""0x1151f""#
         );
-        let result = (method.result_to_json)(out.as_bytes()).unwrap();
-        assert_eq!(result["id"], 4);
-        assert_eq!(result["balance"], 2000 + 68943);
-        assert_eq!(result["blockHash"], format!("0x{}", "4f".repeat(32)));
     }
-    let mut b = Builder::new();
-    let e = (method.params_to_wire)(None, &mut b).unwrap_err();
+    // Block tags travel as reserved values: `latest` is u64::MAX here.
+    let latest = json_call(&svc, method, Some(&format!(r#"[{account}, "latest"]"#))).unwrap();
+    assert_eq!(latest, format!("\"{:#x}\"", 2000u64.wrapping_add(u64::MAX)));
+    let e = json_call(&svc, method, None).unwrap_err();
     assert!(e.to_string().starts_with("params are required"), "{e}");
-    let e = (method.params_to_wire)(Some(&json!([1, 2, account, 4])), &mut b).unwrap_err();
+    let e = json_call(&svc, method, Some(&format!(r#"[{account}, "0x1", 4]"#))).unwrap_err();
     assert_eq!(
         e.to_string(),
-        "BalanceRequest has 3 fields, but 4 positional params were given"
+        "BalanceRequest has 2 fields, but 3 positional params were given"
     );
-    let e = (method.params_to_wire)(Some(&json!({"account": "0x00"})), &mut b).unwrap_err();
-    assert!(e.to_string().contains("expected 20 bytes of hex"), "{e}");
+    let e = json_call(&svc, method, Some(r#"{"account": "0x00"}"#)).unwrap_err();
+    assert!(
+        e.to_string().contains("account: expected 20 bytes of hex"),
+        "{e}"
+    );
+    for (bad, why) in [
+        ("\"0x01\"", "leading zero"),
+        ("\"0x\"", "at least one digit"),
+        ("\"0x10000000000000000\"", "does not fit 64 bits"),
+        ("\"-0x1\"", "must start with 0x"),
+        ("\"0xzz\"", "only hex digits"),
+        ("5", "expected a quantity"),
+        ("\"newest\"", "must start with 0x"),
+    ] {
+        let e = json_call(&svc, method, Some(&format!("[{account}, {bad}]"))).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("params[1] (block)"), "{bad}: {text}");
+        assert!(text.contains(why), "{bad}: {text}");
+    }
     assert!(Svc::method_by_json_name("eth_nope").is_none());
+
+    let chain = Svc::method_by_json_name("eth_chainId").unwrap();
+    assert_eq!(json_call(&svc, chain, Some("[]")).unwrap(), r#""0x539""#);
+    let version = Svc::method_by_json_name("net_version").unwrap();
+    assert_eq!(json_call(&svc, version, None).unwrap(), r#""1337""#);
 }
 
 /// Methods with and without parameters and results (schemas/service.zap).
@@ -187,7 +252,17 @@ fn every_method_shape_works() {
         ]
     );
     let ping = Svc::method_by_json_name("store_ping").unwrap();
-    (ping.params_to_wire)(Some(&json!([])), &mut Builder::new()).unwrap();
-    assert!((ping.params_to_wire)(Some(&json!([1])), &mut Builder::new()).is_err());
-    assert_eq!((ping.result_to_json)(b"").unwrap(), serde_json::Value::Null);
+    let raw =
+        |text: &str| -> Box<serde_json::value::RawValue> { serde_json::from_str(text).unwrap() };
+    for empty in ["[]", "{}", "null", "[ ]"] {
+        (ping.params_to_wire)(Some(&raw(empty)), ping.positional, &mut Builder::new()).unwrap();
+    }
+    for given in ["[1]", "{\"a\":1}", "5"] {
+        assert!(
+            (ping.params_to_wire)(Some(&raw(given)), ping.positional, &mut Builder::new()).is_err()
+        );
+    }
+    let mut out = Vec::new();
+    (ping.result_to_json)(b"", ping.result_field, &mut out).unwrap();
+    assert_eq!(out, b"null");
 }

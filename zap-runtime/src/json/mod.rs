@@ -1,19 +1,29 @@
 //! The JSON mapping of the schema language (used by the HTTP fallback and by
 //! `zapc encode/decode`): field names in lowerCamelCase, integers as numbers (64-bit ones
 //! also accepted as decimal or `0x` strings), `bytes` and `bytes_fixed` as `"0x…"`
-//! lower-case hex, lists as arrays, a null child as `null`.
+//! lower-case hex, lists as arrays, a null child as `null`. A schema's `json(...)`
+//! options change a field's key, write integers as Ethereum quantities ([`quantity`])
+//! and accept block tags ([`block_tag`]); the binary layout never changes with them.
 //!
 //! Generated owned types derive serde with `#[serde(with = ...)]` pointing at the
 //! modules here, so users need no serde dependency of their own.
 
-use serde::de::{self, DeserializeOwned, Deserializer, Visitor};
+use serde::de::{self, Deserializer, Visitor};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Deserialize;
-use serde_json::Value;
 
-use crate::builder::Builder;
 use crate::error::ParseError;
-use crate::zap_struct::ZapStruct;
+
+mod numbers;
+mod params;
+mod result;
+
+pub use numbers::{
+    block_number, block_quantity, block_tag, parse_quantity, quantity, write_quantity, Quantity,
+    QuantityError,
+};
+pub use params::{no_params, params_to_value, params_to_wire, raw_json_type};
+pub use result::{no_result, result_to_json};
 
 /// `0x` followed by lower-case hex of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {
@@ -217,7 +227,8 @@ pub enum ParamsError {
 
 /// How an error message names the type of a JSON value: `null`, `a boolean`, `a number`,
 /// `a string`, `an array`, `an object`.
-pub fn json_type(v: &Value) -> &'static str {
+pub fn json_type(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -225,58 +236,6 @@ pub fn json_type(v: &Value) -> &'static str {
         Value::String(_) => "a string",
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
-    }
-}
-
-/// JSON-RPC `params` (by name: an object; by position: an array in declaration order)
-/// to the owned request value.
-pub fn params_to_value<T: ZapStruct + DeserializeOwned>(
-    params: Option<&Value>,
-) -> Result<T, ParamsError> {
-    let invalid = |e: serde_json::Error| ParamsError::Invalid {
-        request: T::NAME,
-        reason: e.to_string(),
-    };
-    match params {
-        None | Some(Value::Null) => Err(ParamsError::Missing { request: T::NAME }),
-        Some(obj @ Value::Object(_)) => T::deserialize(obj).map_err(invalid),
-        Some(Value::Array(items)) => {
-            if items.len() > T::JSON_FIELDS.len() {
-                return Err(ParamsError::TooMany {
-                    request: T::NAME,
-                    fields: T::JSON_FIELDS.len(),
-                    given: items.len(),
-                });
-            }
-            let named: serde_json::Map<String, Value> = T::JSON_FIELDS
-                .iter()
-                .zip(items)
-                .map(|(k, v)| ((*k).to_string(), v.clone()))
-                .collect();
-            T::deserialize(&Value::Object(named)).map_err(invalid)
-        }
-        Some(other) => Err(ParamsError::WrongType {
-            found: json_type(other),
-        }),
-    }
-}
-
-/// [`params_to_value`], then encode the value as a complete message into `b`.
-pub fn params_to_wire<T: ZapStruct + DeserializeOwned>(
-    params: Option<&Value>,
-    b: &mut Builder,
-) -> Result<(), ParamsError> {
-    params_to_value::<T>(params)?.encode(b)?;
-    Ok(())
-}
-
-/// For methods without a parameter: accept absent, null, `[]` or `{}` params.
-pub fn no_params(params: Option<&Value>, _b: &mut Builder) -> Result<(), ParamsError> {
-    match params {
-        None | Some(Value::Null) => Ok(()),
-        Some(Value::Array(a)) if a.is_empty() => Ok(()),
-        Some(Value::Object(o)) if o.is_empty() => Ok(()),
-        Some(_) => Err(ParamsError::Unexpected),
     }
 }
 
@@ -290,15 +249,4 @@ pub enum ResultError {
     /// The decoded value failed to serialize (its `Serialize` implementation refused).
     #[error("the response cannot be written as JSON: {0}")]
     Serialize(String),
-}
-
-/// A response body to its JSON mapping.
-pub fn result_to_json<T: ZapStruct + serde::Serialize>(body: &[u8]) -> Result<Value, ResultError> {
-    let value = T::decode(body)?;
-    serde_json::to_value(&value).map_err(|e| ResultError::Serialize(e.to_string()))
-}
-
-/// For methods without a result: `null`.
-pub fn no_result(_body: &[u8]) -> Result<Value, ResultError> {
-    Ok(Value::Null)
 }
