@@ -1,0 +1,160 @@
+//! Real Ethereum clients against the running example's JSON-RPC port: web3.py (PyPI) and
+//! ethers (npm), installed into `target/` on first use. Their answers must equal the
+//! ledger. A missing python3/pip or node/npm fails the test; nothing is skipped.
+
+#[path = "../../../zap-runtime/tests/support/install.rs"]
+mod install;
+#[path = "../../../zap-runtime/tests/support/node_js.rs"]
+mod node_js;
+#[path = "../../../zap-runtime/tests/support/python.rs"]
+mod python;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+use support::Running;
+use zap_runtime::json::to_hex;
+
+use eth_rpc::ledger::Ledger;
+
+/// web3.py, pinned.
+const WEB3: &str = "web3==7.16.0";
+/// ethers, pinned.
+const ETHERS: &str = "ethers@6.17.0";
+
+fn script(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(name)
+}
+
+fn run(mut cmd: Command, what: &str) -> Value {
+    let out: Output = cmd
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{what} printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// web3.py installed into `target/python/web3-<version>`.
+fn web3_site() -> PathBuf {
+    let site = install::target_dir()
+        .join("python")
+        .join(WEB3.replace("==", "-"));
+    install::install_atomically(
+        &site,
+        |dir| dir.join("web3").join("__init__.py").is_file(),
+        &format!("python3 -m pip install {WEB3}"),
+        "The Ethereum client tests need python3 with pip and access to PyPI",
+        |tmp| python::pip_install(tmp, WEB3),
+    );
+    site
+}
+
+/// ethers installed into `target/node/ethers-<version>`.
+fn ethers_prefix() -> PathBuf {
+    let prefix = install::target_dir()
+        .join("node")
+        .join(ETHERS.replace('@', "-"));
+    install::install_atomically(
+        &prefix,
+        |dir| {
+            dir.join("node_modules")
+                .join("ethers")
+                .join("package.json")
+                .is_file()
+        },
+        &format!("npm install {ETHERS}"),
+        "The Ethereum client tests need Node.js with npm and access to the npm registry",
+        |tmp| {
+            Command::new(node_js::NPM)
+                .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
+                .arg(tmp)
+                .arg(ETHERS)
+                .stdin(Stdio::null())
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run `npm` ({e}): install Node.js and npm"))
+        },
+    );
+    prefix
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web3_py_reads_the_ledger() {
+    let site = tokio::task::spawn_blocking(web3_site).await.unwrap();
+    let server = Running::start().await;
+    let ledger = Ledger::default();
+    let (first, second) = (ledger.address(0).unwrap(), ledger.address(1).unwrap());
+    let url = format!("http://{}", server.http);
+    let mut cmd = Command::new(python::PYTHON);
+    cmd.arg(script("python/web3_client.py"))
+        .args([url, to_hex(first), to_hex(second)])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONNOUSERSITE", "1");
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "web3.py"))
+        .await
+        .unwrap();
+    let balance = ledger.account(first).balance;
+    assert_eq!(answer["connected"], true, "{answer}");
+    assert_eq!(answer["balance"], balance, "{answer}");
+    assert_eq!(answer["balance_at_block"], balance, "{answer}");
+    assert_eq!(answer["chain_id"], eth_rpc::CHAIN_ID, "{answer}");
+    assert_eq!(answer["block_number"], eth_rpc::HEAD_BLOCK, "{answer}");
+    assert_eq!(
+        answer["client_version"],
+        eth_rpc::CLIENT_VERSION,
+        "{answer}"
+    );
+    assert_eq!(
+        answer["net_version"],
+        eth_rpc::CHAIN_ID.to_string(),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["batch"],
+        serde_json::json!([balance, ledger.account(second).balance]),
+        "{answer}"
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ethers_reads_the_ledger() {
+    let prefix = tokio::task::spawn_blocking(ethers_prefix).await.unwrap();
+    let server = Running::start().await;
+    let ledger = Ledger::default();
+    let address = ledger.address(2).unwrap();
+    let node = node_js::NodeJs { prefix };
+    let url = format!("http://{}/", server.http);
+    let mut cmd = node.command(&script("node/ethers_client.mjs"), &[&url, &to_hex(address)]);
+    cmd.stderr(Stdio::piped());
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "ethers"))
+        .await
+        .unwrap();
+    assert_eq!(answer["chainId"], eth_rpc::CHAIN_ID.to_string(), "{answer}");
+    assert_eq!(
+        answer["balance"],
+        ledger.account(address).balance.to_string(),
+        "{answer}"
+    );
+    assert_eq!(
+        answer["blockNumber"],
+        eth_rpc::HEAD_BLOCK.to_string(),
+        "{answer}"
+    );
+    server.stop().await;
+}
