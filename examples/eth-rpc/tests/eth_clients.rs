@@ -2,8 +2,6 @@
 //! ethers (npm), installed into `target/` on first use. Their answers must equal the
 //! ledger. A missing python3/pip or node/npm fails the test; nothing is skipped.
 
-#[path = "../../../zap-runtime/tests/support/install.rs"]
-mod install;
 #[path = "../../../zap-runtime/tests/support/node_js.rs"]
 mod node_js;
 #[path = "../../../zap-runtime/tests/support/python.rs"]
@@ -52,10 +50,10 @@ fn run(mut cmd: Command, what: &str) -> Value {
 
 /// web3.py installed into `target/python/web3-<version>`.
 fn web3_site() -> PathBuf {
-    let site = install::target_dir()
+    let site = python::target_dir()
         .join("python")
         .join(WEB3.replace("==", "-"));
-    install::install_atomically(
+    python::install_atomically(
         &site,
         |dir| dir.join("web3").join("__init__.py").is_file(),
         &format!("python3 -m pip install {WEB3}"),
@@ -67,10 +65,10 @@ fn web3_site() -> PathBuf {
 
 /// ethers installed into `target/node/ethers-<version>`.
 fn ethers_prefix() -> PathBuf {
-    let prefix = install::target_dir()
+    let prefix = python::target_dir()
         .join("node")
         .join(ETHERS.replace('@', "-"));
-    install::install_atomically(
+    python::install_atomically(
         &prefix,
         |dir| {
             dir.join("node_modules")
