@@ -2,8 +2,12 @@
 //! ethers (npm), installed into `target/` on first use. Their answers must equal the
 //! ledger. A missing python3/pip or node/npm fails the test; nothing is skipped.
 
+// Both installers carry their own private copy of install.rs; nothing is shared between
+// the two copies, so loading it twice is harmless.
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../zap-runtime/tests/support/node_js.rs"]
 mod node_js;
+#[allow(clippy::duplicate_mod)]
 #[path = "../../../zap-runtime/tests/support/python.rs"]
 mod python;
 mod support;
