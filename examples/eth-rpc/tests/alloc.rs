@@ -120,3 +120,64 @@ fn warm_eth_get_balance_allocates_nothing_per_request() {
         serving.await.unwrap().unwrap();
     });
 }
+
+/// Heap allocations per warm JSON-RPC call through the JSON layer (`handle_jsonrpc`:
+/// envelope, params into the request message, handler, answer into the body), single
+/// and batched. What remains: the response body (one buffer per HTTP answer, which
+/// hyper takes over as the response's bytes) and serde_json's scratch buffer, which it
+/// grows once per body to skip nested values; a batch adds the list of its members
+/// (grown as they are read: one allocation and two reallocations for 10).
+#[test]
+fn warm_json_rpc_calls_allocate_only_the_answer() {
+    use eth_rpc::eth::EthService;
+    use eth_rpc::LedgerEth;
+    use zap_runtime::http::handle_jsonrpc;
+    use zap_runtime::json::to_hex;
+    use zap_runtime::BuilderPool;
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let ledger = Ledger::default();
+    let service = EthService::new(LedgerEth::new(ledger.clone()));
+    let pool = BuilderPool::new();
+    let address = to_hex(ledger.address(3).unwrap());
+    let single = format!(
+        r#"{{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["{address}","latest"]}}"#
+    );
+    let batch = format!("[{}]", [single.as_str(); 10].join(","));
+    let want = format!(
+        r#"{{"jsonrpc":"2.0","result":"{:#x}","id":7}}"#,
+        ledger.account(ledger.address(3).unwrap()).balance
+    );
+    runtime.block_on(async {
+        // Warm the pool.
+        for _ in 0..4 {
+            let answer = handle_jsonrpc(&service, &pool, single.as_bytes(), 100).await;
+            assert_eq!(answer.as_deref(), Some(want.as_bytes()));
+            handle_jsonrpc(&service, &pool, batch.as_bytes(), 100).await;
+        }
+        let calls = 1000;
+        let before = allocations();
+        for _ in 0..calls {
+            std::hint::black_box(handle_jsonrpc(&service, &pool, single.as_bytes(), 100).await);
+        }
+        let per_single = (allocations() - before) as f64 / calls as f64;
+        let before = allocations();
+        for _ in 0..calls {
+            std::hint::black_box(handle_jsonrpc(&service, &pool, batch.as_bytes(), 100).await);
+        }
+        let per_batch = (allocations() - before) as f64 / calls as f64;
+        eprintln!(
+            "warm JSON-RPC: {per_single} heap allocations per call, {per_batch} per batch of 10"
+        );
+        assert_eq!(
+            per_single, 2.0,
+            "one call: the response body and the parser's scratch"
+        );
+        assert_eq!(
+            per_batch, 5.0,
+            "a batch of 10: the body, the scratch, the member list"
+        );
+    });
+}

@@ -263,7 +263,7 @@ impl<'de> serde::de::Visitor<'de> for Members<'de> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<Self, A::Error> {
-        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+        while let Some(BorrowedOrOwned(key)) = map.next_key::<BorrowedOrOwned<'de>>()? {
             let slot = match key.as_ref() {
                 "jsonrpc" => &mut self.jsonrpc,
                 "id" => &mut self.id,

@@ -60,9 +60,45 @@ pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
 }
 
 fn fixed<const N: usize>(s: &str) -> Result<[u8; N], String> {
-    let bytes = from_hex(s)?;
-    <[u8; N]>::try_from(bytes.as_slice())
-        .map_err(|_| format!("expected {N} bytes of hex, found {} in {s:?}", bytes.len()))
+    let digits = s
+        .strip_prefix("0x")
+        .or_else(|| s.strip_prefix("0X"))
+        .unwrap_or(s)
+        .as_bytes();
+    if !digits.len().is_multiple_of(2) {
+        return Err(format!("hex string {s:?} has an odd number of digits"));
+    }
+    if digits.len() != 2 * N {
+        return Err(format!(
+            "expected {N} bytes of hex, found {} in {s:?}",
+            digits.len() / 2
+        ));
+    }
+    let nibble = |c: u8| match c {
+        b'0'..=b'9' => Ok(c - b'0'),
+        b'a'..=b'f' => Ok(c - b'a' + 10),
+        b'A'..=b'F' => Ok(c - b'A' + 10),
+        _ => Err(format!("{:?} is not a hex digit in {s:?}", c as char)),
+    };
+    let mut out = [0u8; N];
+    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+    }
+    Ok(out)
+}
+
+/// A string read without copying it when the input allows (serde's `Cow<str>` always
+/// copies), handed to `f`.
+struct WithStr<F>(F);
+
+impl<'de, T, F: FnOnce(&str) -> Result<T, String>> Visitor<'de> for WithStr<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("a hex string")
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<T, E> {
+        (self.0)(s).map_err(E::custom)
+    }
 }
 
 /// serde `with` module for `bytes` (`Vec<u8>` as `"0x…"`).
@@ -72,8 +108,7 @@ pub mod hex_bytes {
         s.serialize_str(&to_hex(v))
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<u8>, D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        from_hex(&s).map_err(de::Error::custom)
+        d.deserialize_str(WithStr(from_hex))
     }
 }
 
@@ -86,8 +121,7 @@ pub mod hex_array {
     pub fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
         d: D,
     ) -> Result<[u8; N], D::Error> {
-        let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        fixed(&s).map_err(de::Error::custom)
+        d.deserialize_str(WithStr(fixed::<N>))
     }
 }
 
