@@ -148,7 +148,8 @@ async fn bad_quantities_name_the_param() {
         (json!(-1), "expected a quantity"),
         (json!(68943), "expected a quantity"),
         (json!("newest"), "must start with 0x"),
-        (json!({"blockHash": "0x00"}), "expected a quantity"),
+        (json!({"blockHash": "0x00"}), "not supported"),
+        (json!(true), "expected a quantity"),
     ] {
         let (status, answer) = server.rpc(&call(json!(1), json!([account, block]))).await;
         assert_eq!(status, 200);

@@ -24,6 +24,12 @@ pub mod block_tag {
     /// `"finalized"`: the most recent finalized block.
     pub const FINALIZED: u64 = u64::MAX - 3;
 
+    /// [`LATEST`], as a function: what a `block_tags` field reads when JSON leaves it out
+    /// (Ethereum's default block).
+    pub fn latest() -> u64 {
+        LATEST
+    }
+
     /// Every tag with its reserved value (`earliest` last: 0 is written as a number).
     pub const ALL: [(&str, u64); 5] = [
         ("latest", LATEST),
@@ -192,6 +198,38 @@ impl<'de> Visitor<'de> for NumberForm {
         Err(E::invalid_type(de::Unexpected::Float(v), &self))
     }
 
+    /// EIP-1898's `{"blockNumber": "0x2c"}`, where tags are accepted. A block given by
+    /// hash is refused: a number cannot be told from a hash here.
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<u64, A::Error> {
+        if !self.tags {
+            return Err(de::Error::invalid_type(de::Unexpected::Map, &self));
+        }
+        let mut number = None;
+        while let Some(key) = map.next_key::<KeyName>()? {
+            match key.0 {
+                KeyKind::BlockNumber => {
+                    let form = NumberForm {
+                        quantity: true,
+                        tags: false,
+                        bits: 64,
+                    };
+                    number = Some(map.next_value_seed(form)?);
+                }
+                KeyKind::BlockHash => {
+                    return Err(de::Error::custom(
+                        "a block given by hash (EIP-1898 blockHash) is not supported: give a block number or a tag",
+                    ))
+                }
+                KeyKind::Other => {
+                    return Err(de::Error::custom(
+                        "a block object takes only \"blockNumber\" (EIP-1898)",
+                    ))
+                }
+            }
+        }
+        number.ok_or_else(|| de::Error::custom("a block object needs \"blockNumber\" (EIP-1898)"))
+    }
+
     fn visit_str<E: de::Error>(self, s: &str) -> Result<u64, E> {
         if self.tags {
             if let Some(v) = block_tag::parse(s) {
@@ -209,6 +247,46 @@ impl<'de> Visitor<'de> for NumberForm {
             Ok(v) => self.visit_u64(v),
             Err(_) => Err(E::invalid_value(de::Unexpected::Str(s), &self)),
         }
+    }
+}
+
+impl<'de> de::DeserializeSeed<'de> for NumberForm {
+    type Value = u64;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<u64, D::Error> {
+        if self.quantity && !self.tags {
+            d.deserialize_str(self)
+        } else {
+            d.deserialize_any(self)
+        }
+    }
+}
+
+/// A key of an EIP-1898 block object.
+enum KeyKind {
+    BlockNumber,
+    BlockHash,
+    Other,
+}
+
+struct KeyName(KeyKind);
+
+impl<'de> de::Deserialize<'de> for KeyName {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = KeyName;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<KeyName, E> {
+                Ok(KeyName(match s {
+                    "blockNumber" => KeyKind::BlockNumber,
+                    "blockHash" | "requireCanonical" => KeyKind::BlockHash,
+                    _ => KeyKind::Other,
+                }))
+            }
+        }
+        d.deserialize_str(V)
     }
 }
 
@@ -249,7 +327,7 @@ pub mod block_quantity {
             tags: true,
             bits: 64,
         };
-        d.deserialize_str(form)
+        d.deserialize_any(form)
     }
 }
 

@@ -84,7 +84,13 @@ fn write_struct(
     }
     for field in &ty.fields {
         let key = field.json_key();
-        let Some(value) = map.get(&key) else { continue };
+        let Some(value) = map.get(&key) else {
+            // Absent, a block is Ethereum's default block, as in generated code.
+            if field.json.block_tags {
+                obj.set_u64(field.offset as usize, block_tag::LATEST);
+            }
+            continue;
+        };
         let path = format!("{path}.{key}");
         if field.json.quantity || field.json.block_tags {
             write_ethereum_number(field, value, obj, &path)?;

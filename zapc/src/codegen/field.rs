@@ -184,9 +184,16 @@ impl<'a> FieldGen<'a> {
             (Kind::Scalar { .. }, true, false) => Some("quantity"),
             _ => self.kind.json_with(),
         };
+        let rt = runtime_string(self.rt);
         match adapter {
+            // Absent from JSON, a block is Ethereum's default block, `latest`.
+            Some(adapter) if json.block_tags => {
+                let with = format!("{rt}::json::{adapter}");
+                let default = format!("{rt}::json::block_tag::latest");
+                quote!(#[serde(rename = #key, with = #with, default = #default)])
+            }
             Some(adapter) => {
-                let with = format!("{}::json::{adapter}", runtime_string(self.rt));
+                let with = format!("{rt}::json::{adapter}");
                 quote!(#[serde(rename = #key, with = #with)])
             }
             None => quote!(#[serde(rename = #key)]),
