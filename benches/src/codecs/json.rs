@@ -1,4 +1,5 @@
-//! JSON into typed structs, with serde_json and with sonic-rs, in two framings:
+//! JSON into typed structs, with serde_json and with sonic-rs, in two framings (block,
+//! balance and nonce as Ethereum quantities, the mapping schemas/eth.zap declares):
 //!
 //! * [`JsonStr`]: hex kept as strings (borrowed from the input, no allocation): the most
 //!   charitable framing for JSON, though a real handler still has to decode the hex;
@@ -63,6 +64,7 @@ impl JsonEngine for SonicRs {
 #[derive(Debug, Serialize, Deserialize)]
 struct RequestStr<'a> {
     id: u64,
+    #[serde(with = "zap_runtime::json::block_quantity")]
     block: u64,
     account: &'a str,
 }
@@ -70,7 +72,9 @@ struct RequestStr<'a> {
 #[derive(Debug, Serialize, Deserialize)]
 struct ResponseStr<'a> {
     id: u64,
+    #[serde(with = "zap_runtime::json::quantity")]
     balance: u64,
+    #[serde(with = "zap_runtime::json::quantity")]
     nonce: u64,
     #[serde(rename = "blockHash")]
     block_hash: &'a str,
@@ -213,6 +217,7 @@ impl<E: JsonEngine> Codec for JsonStr<E> {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct RequestBytes {
     id: u64,
+    #[serde(with = "zap_runtime::json::block_quantity")]
     block: u64,
     #[serde(with = "hexser")]
     account: [u8; 20],
@@ -222,7 +227,9 @@ pub struct RequestBytes {
 #[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct ResponseBytes {
     id: u64,
+    #[serde(with = "zap_runtime::json::quantity")]
     balance: u64,
+    #[serde(with = "zap_runtime::json::quantity")]
     nonce: u64,
     #[serde(rename = "blockHash", with = "hexser")]
     block_hash: [u8; 32],
