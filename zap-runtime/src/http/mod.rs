@@ -14,15 +14,17 @@
 //!
 //! ```text
 //! curl -s -H 'Content-Type: application/json' http://127.0.0.1:8545/rpc \
-//!   -d '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{"id":1,"block":1,"account":"0x…"}}'
+//!   -d '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x…","latest"]}'
 //! ```
 //!
 //! # Requests
 //!
-//! `POST /rpc` takes one JSON-RPC request object or a batch (an array of them). `params`
-//! go by name (an object whose keys are the request struct's fields in the schema's JSON
-//! mapping) or by position (an array in declaration order); results come back in the
-//! JSON mapping, `null` for a method without a result. The method is found by its
+//! `POST /rpc` (and `POST /`, where Ethereum tools post) takes one JSON-RPC request object
+//! or a batch (an array of them). `params` go by name (an object whose keys are the
+//! request struct's fields in the schema's JSON mapping) or by position (an array in
+//! declaration order, or the order of the method's `json(params = [...])`); results come
+//! back in the JSON mapping (the whole response, or the one field of
+//! `json(result = ...)`), `null` for a method without a result. The method is found by its
 //! JSON-RPC name (`eth_getBalance`), the call runs through [`Service::call`], exactly
 //! like a ZAP/TCP call. Batch members run one after another, in order; notifications
 //! (no `"id"`) run too but get no entry in the answer. `GET /health` answers
