@@ -18,7 +18,9 @@ fn invalid_params(message: String) -> ErrorObjectOwned {
 fn get_balance(params: Params<'_>, ledger: &Ledger) -> Result<String, ErrorObjectOwned> {
     let mut seq = params.sequence();
     let address: &str = seq.next().map_err(|e| invalid_params(e.to_string()))?;
-    let block: Option<&str> = seq.optional_next().map_err(|e| invalid_params(e.to_string()))?;
+    let block: Option<&str> = seq
+        .optional_next()
+        .map_err(|e| invalid_params(e.to_string()))?;
     let digits = address.strip_prefix("0x").unwrap_or(address);
     let mut account = [0u8; 20];
     hex::decode_to_slice(digits, &mut account)
