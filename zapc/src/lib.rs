@@ -21,6 +21,7 @@ pub mod diag;
 pub mod frontend;
 pub mod layout;
 pub mod lower;
+pub mod openrpc;
 pub mod parse;
 pub mod resolve;
 

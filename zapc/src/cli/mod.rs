@@ -6,6 +6,7 @@ mod codec;
 mod dynamic;
 mod generate;
 mod layout;
+mod openrpc;
 
 use std::process::ExitCode;
 
@@ -26,6 +27,7 @@ enum Command {
     Layout(layout::Args),
     Encode(codec::EncodeArgs),
     Decode(codec::DecodeArgs),
+    Openrpc(openrpc::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -36,5 +38,6 @@ pub fn run() -> ExitCode {
         Command::Encode(args) => codec::encode(&args),
         Command::Decode(args) => codec::decode(&args),
         Command::Layout(args) => layout::run(&args),
+        Command::Openrpc(args) => openrpc::run(&args),
     }
 }
