@@ -74,6 +74,7 @@
 //! [`Service::call`]: crate::Service::call
 
 mod batch;
+mod explorer;
 mod jsonrpc;
 mod routes;
 mod server;

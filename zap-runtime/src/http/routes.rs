@@ -33,6 +33,9 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
             json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}"))
         }
         ("/health", _) => method_not_allowed("GET, HEAD"),
+        ("/" | "/index.html", &Method::GET | &Method::HEAD) => super::explorer::page(),
+        ("/", _) => method_not_allowed("GET, HEAD, POST"),
+        ("/index.html", _) => method_not_allowed("GET, HEAD"),
         (path, _) => text(
             StatusCode::NOT_FOUND,
             format!(
