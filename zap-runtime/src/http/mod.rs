@@ -28,7 +28,8 @@
 //! JSON-RPC name (`eth_getBalance`), the call runs through [`Service::call`], exactly
 //! like a ZAP/TCP call. Batch members run one after another, in order; notifications
 //! (no `"id"`) run too but get no entry in the answer. `GET /health` answers
-//! `{"status":"ok"}`.
+//! `{"status":"ok"}`. `GET /` (or `/index.html`) serves the explorer, a page that lists
+//! the methods `rpc.discover` describes and calls them from a form (docs/openrpc.md).
 //!
 //! # HTTP status codes
 //!
@@ -36,8 +37,8 @@
 //! | --- | --- |
 //! | 200 | every JSON-RPC answer, **including JSON-RPC errors** (the usual convention: the error is in the body) |
 //! | 204 | the request was a notification, or a batch of notifications only: no body |
-//! | 404 | a path other than `/rpc` and `/health` |
-//! | 405 | `/rpc` with a method other than POST, `/health` with other than GET/HEAD (with an `Allow` header) |
+//! | 404 | a path other than `/rpc`, `/health`, `/` and `/index.html` |
+//! | 405 | `/rpc` with a method other than POST, `/health` and `/index.html` with other than GET/HEAD, `/` with other than GET/HEAD/POST (with an `Allow` header) |
 //! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
 //! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
 //! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
