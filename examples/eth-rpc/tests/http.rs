@@ -225,3 +225,47 @@ async fn health_and_routes() {
     assert_eq!(status, 404);
     server.stop().await;
 }
+
+/// `rpc.discover` answers the OpenRPC document zapc generated from schemas/eth.zap.
+#[tokio::test]
+async fn rpc_discover_answers_the_openrpc_document() {
+    let server = Running::start().await;
+    let (status, answer) = server
+        .rpc(r#"{"jsonrpc":"2.0","id":"d","method":"rpc.discover"}"#)
+        .await;
+    assert_eq!(status, 200);
+    assert_eq!(answer["id"], "d");
+    let document = &answer["result"];
+    assert!(
+        document["openrpc"]
+            .as_str()
+            .is_some_and(|v| v.starts_with("1.")),
+        "{document}"
+    );
+    let names: Vec<&str> = document["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "eth_getBalance",
+            "eth_chainId",
+            "eth_blockNumber",
+            "net_version",
+            "web3_clientVersion"
+        ]
+    );
+    let get_balance = &document["methods"][0];
+    assert_eq!(get_balance["paramStructure"], "by-position");
+    let params: Vec<&str> = get_balance["params"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(params, ["account", "block"]);
+    server.stop().await;
+}

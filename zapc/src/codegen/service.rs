@@ -18,6 +18,12 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
     let iface_name = &iface.name;
     let doc = doc_attrs(&iface.doc);
     let methods_enum = method_enum_items(iface, &method_enum);
+    // Each service describes its own methods: the schema with this interface alone.
+    let openrpc = {
+        let mut one = schema.clone();
+        one.interfaces.retain(|i| i.name == iface.name);
+        crate::openrpc::document_json(&one)
+    };
     let handler_methods = iface.methods.iter().map(|m| handler_method(iface, m, rt));
     let infos = iface
         .methods
@@ -94,6 +100,8 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         impl<H: #trait_name> #rt::Service for #service<H> {
             const NAME: &'static str = #iface_name;
             const METHODS: &'static [#rt::MethodInfo] = &[#(#infos),*];
+            /// The OpenRPC document of this interface (`zapc openrpc`), for `rpc.discover`.
+            const OPENRPC: ::core::option::Option<&'static str> = ::core::option::Option::Some(#openrpc);
 
             async fn call<'a>(
                 &'a self,
