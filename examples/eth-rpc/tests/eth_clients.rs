@@ -5,8 +5,8 @@
 // Both installers carry their own private copy of install.rs; nothing is shared between
 // the two copies, so loading it twice is harmless.
 #[allow(clippy::duplicate_mod)]
-#[path = "../../../zap-runtime/tests/support/node_js.rs"]
-mod node_js;
+#[path = "../../../zap-runtime/tests/support/npm.rs"]
+mod npm;
 #[allow(clippy::duplicate_mod)]
 #[path = "../../../zap-runtime/tests/support/python.rs"]
 mod python;
@@ -24,7 +24,7 @@ use eth_rpc::ledger::Ledger;
 /// web3.py, pinned.
 const WEB3: &str = "web3==7.16.0";
 /// ethers, pinned.
-const ETHERS: &str = "ethers@6.17.0";
+const ETHERS: (&str, &str) = ("ethers", "6.17.0");
 
 fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -65,34 +65,6 @@ fn web3_site() -> PathBuf {
         |tmp| python::pip_install(tmp, WEB3),
     );
     site
-}
-
-/// ethers installed into `target/node/ethers-<version>`.
-fn ethers_prefix() -> PathBuf {
-    let prefix = python::target_dir()
-        .join("node")
-        .join(ETHERS.replace('@', "-"));
-    python::install_atomically(
-        &prefix,
-        |dir| {
-            dir.join("node_modules")
-                .join("ethers")
-                .join("package.json")
-                .is_file()
-        },
-        &format!("npm install {ETHERS}"),
-        "The Ethereum client tests need Node.js with npm and access to the npm registry",
-        |tmp| {
-            Command::new(node_js::NPM)
-                .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
-                .arg(tmp)
-                .arg(ETHERS)
-                .stdin(Stdio::null())
-                .output()
-                .unwrap_or_else(|e| panic!("cannot run `npm` ({e}): install Node.js and npm"))
-        },
-    );
-    prefix
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -136,11 +108,14 @@ async fn web3_py_reads_the_ledger() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ethers_reads_the_ledger() {
-    let prefix = tokio::task::spawn_blocking(ethers_prefix).await.unwrap();
+    let node = tokio::task::spawn_blocking(|| {
+        npm::install("ethers-6.17.0", &[ETHERS], "The Ethereum client tests")
+    })
+    .await
+    .unwrap();
     let server = Running::start().await;
     let ledger = Ledger::default();
     let address = ledger.address(2).unwrap();
-    let node = node_js::NodeJs { prefix };
     let url = format!("http://{}/", server.http);
     let mut cmd = node.command(&script("node/ethers_client.mjs"), &[&url, &to_hex(address)]);
     cmd.stderr(Stdio::piped());
