@@ -16,6 +16,7 @@ pub mod ir;
 pub mod ast;
 pub mod check;
 pub mod codegen;
+pub mod compat;
 mod config;
 pub mod diag;
 pub mod frontend;
