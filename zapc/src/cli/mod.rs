@@ -3,6 +3,7 @@
 
 mod check;
 mod codec;
+mod compat;
 mod dynamic;
 mod generate;
 mod layout;
@@ -28,6 +29,7 @@ enum Command {
     Encode(codec::EncodeArgs),
     Decode(codec::DecodeArgs),
     Openrpc(openrpc::Args),
+    Compat(compat::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -39,5 +41,6 @@ pub fn run() -> ExitCode {
         Command::Decode(args) => codec::decode(&args),
         Command::Layout(args) => layout::run(&args),
         Command::Openrpc(args) => openrpc::run(&args),
+        Command::Compat(args) => compat::run(&args),
     }
 }

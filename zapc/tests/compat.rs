@@ -1,0 +1,317 @@
+//! `zapc compat`: the corpus of old/new pairs under `tests/compat/` (one per rule, the
+//! expected class in the directory name), exit statuses, directories, `--against` in a real
+//! git repository, and every schema of `schemas/` against itself.
+#![cfg(feature = "cli")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use zapc::compat::{self, Class};
+
+const ZAPC: &str = env!("CARGO_BIN_EXE_zapc");
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn zapc_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(ZAPC)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the zapc binary runs")
+}
+
+fn zapc(args: &[&str]) -> Output {
+    zapc_in(Path::new(WORKSPACE), args)
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// The numbers of the summary line: (wire-breaking, JSON-breaking, safe).
+fn summary(out: &str) -> (usize, usize, usize) {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("compat: "))
+        .unwrap_or_else(|| panic!("no summary line in {out}"));
+    let numbers: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    (numbers[0], numbers[1], numbers[2])
+}
+
+/// A fresh, empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("zapc-compat-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn every_pair_of_the_corpus_has_its_expected_class_and_report() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/compat");
+    let mut names: Vec<String> = std::fs::read_dir(&corpus)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 30, "only {} pairs", names.len());
+    for name in names {
+        let old = format!("zapc/tests/compat/{name}/old.zap");
+        let new = format!("zapc/tests/compat/{name}/new.zap");
+        let output = zapc(&["compat", &old, &new]);
+        let out = stdout(&output);
+        assert!(stderr(&output).is_empty(), "{name}: {}", stderr(&output));
+        let (wire, json, _) = summary(&out);
+        let expected_status = if name.starts_with("wire_") {
+            assert!(wire > 0, "{name}: {out}");
+            1
+        } else if name.starts_with("json_") {
+            assert!(wire == 0 && json > 0, "{name}: {out}");
+            1
+        } else {
+            assert!(name.starts_with("safe_"), "{name}: class prefix");
+            assert!(wire == 0 && json == 0, "{name}: {out}");
+            0
+        };
+        assert_eq!(output.status.code(), Some(expected_status), "{name}: {out}");
+        insta::assert_snapshot!(format!("corpus__{name}"), out);
+    }
+}
+
+#[test]
+fn every_schema_is_compatible_with_itself() {
+    let dir = Path::new(WORKSPACE).join("schemas");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("zap") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let version = compat::Version::load("schema.zap", &text).unwrap();
+        let changes = compat::compare(&version.schema, &version.schema);
+        assert!(changes.is_empty(), "{}: {changes:?}", path.display());
+        let shown = format!("schemas/{}", path.file_name().unwrap().to_string_lossy());
+        let output = zapc(&["compat", &shown, &shown]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{shown}: {}",
+            stderr(&output)
+        );
+        assert_eq!(
+            stdout(&output),
+            "compat: 0 wire-breaking, 0 JSON-breaking, 0 safe\n"
+        );
+        count += 1;
+    }
+    assert!(count >= 10, "only {count} schemas");
+    let output = zapc(&["compat", "schemas", "schemas/"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(summary(&stdout(&output)), (0, 0, 0));
+}
+
+#[test]
+fn the_library_locates_removals_in_the_old_file_and_the_rest_in_the_new_one() {
+    let old =
+        compat::Version::load("old.zap", "struct A {\n    X u64 @0\n    Y u32 @8\n}\n").unwrap();
+    let new = compat::Version::load("new.zap", "struct A {\n    X u32 @0\n}\n").unwrap();
+    let changes = compat::compare(&old.schema, &new.schema);
+    let classes: Vec<(Class, compat::Side)> = changes.iter().map(|c| (c.class, c.side)).collect();
+    assert_eq!(
+        classes,
+        [
+            (Class::WireBreaking, compat::Side::New),
+            (Class::WireBreaking, compat::Side::Old)
+        ]
+    );
+    assert_eq!(new.span_of(&changes[0].item), 15..16);
+    assert_eq!(old.span_of(&changes[1].item), 28..29);
+}
+
+#[test]
+fn allow_accepts_one_class_and_keeps_reporting_it() {
+    let json_pair = [
+        "zapc/tests/compat/json_field_renamed/old.zap",
+        "zapc/tests/compat/json_field_renamed/new.zap",
+    ];
+    let wire_pair = [
+        "zapc/tests/compat/wire_field_moved/old.zap",
+        "zapc/tests/compat/wire_field_moved/new.zap",
+    ];
+    let run = |pair: &[&str; 2], allow: &[&str]| {
+        let mut args = vec!["compat"];
+        args.extend(allow);
+        args.extend(pair);
+        zapc(&args)
+    };
+    let output = run(&json_pair, &["--allow", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(stdout(&output).contains("warning[json-breaking]"));
+    assert_eq!(run(&wire_pair, &["--allow", "json"]).status.code(), Some(1));
+    let output = run(&wire_pair, &["--allow", "wire"]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(stdout(&output).contains("warning[wire-breaking]"));
+    assert_eq!(run(&json_pair, &["--allow", "wire"]).status.code(), Some(1));
+    let both = run(&json_pair, &["--allow", "wire", "--allow", "json"]);
+    assert_eq!(both.status.code(), Some(0));
+}
+
+#[test]
+fn directories_are_matched_by_file_name() {
+    let dir = scratch("dirs");
+    write(&dir.join("old/a.zap"), "struct A {\n    X u64 @0\n}\n");
+    write(&dir.join("old/gone.zap"), "struct G {\n    X u64 @0\n}\n");
+    write(&dir.join("new/a.zap"), "struct A {\n    X u64 @0\n}\n");
+    write(&dir.join("new/added.zap"), "struct N {\n    X u64 @0\n}\n");
+    write(&dir.join("new/notes.txt"), "not a schema");
+    let output = zapc_in(&dir, &["compat", "old", "new"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{out}{}", stderr(&output));
+    assert!(out.contains("struct `G` removed"), "{out}");
+    assert!(out.contains("--> old/gone.zap:1:8"), "{out}");
+    assert!(out.contains("struct `N` added"), "{out}");
+    assert!(out.contains("--> new/added.zap:1:8"), "{out}");
+    assert_eq!(summary(&out), (0, 0, 2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn usage_errors_exit_with_2_and_say_why() {
+    let corpus = "zapc/tests/compat/safe_identical/old.zap";
+    let cases: [(&[&str], &str); 6] = [
+        (&["compat", corpus], "give OLD and NEW"),
+        (
+            &["compat", corpus, "no/such.zap"],
+            "no/such.zap does not exist",
+        ),
+        (
+            &["compat", corpus, "schemas"],
+            "both be files or both be directories",
+        ),
+        (
+            &["compat", "zapc/tests/invalid/overlap.zap", corpus],
+            "overlaps field `Length`",
+        ),
+        (
+            &["compat", "--against", "no-such-revision-xyz", "schemas"],
+            "unknown git revision `no-such-revision-xyz`",
+        ),
+        (
+            &["compat", "--allow", "everything", corpus, corpus],
+            "invalid value",
+        ),
+    ];
+    for (args, message) in cases {
+        let output = zapc(args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(message),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(!stderr(&output).contains("panicked"));
+    }
+}
+
+#[test]
+fn help_has_an_example() {
+    let output = zapc(&["compat", "--help"]);
+    assert_eq!(output.status.code(), Some(0));
+    let help = stdout(&output);
+    assert!(help.contains("Examples:"), "{help}");
+    assert!(
+        help.contains("zapc compat --against origin/main schemas/"),
+        "{help}"
+    );
+}
+
+fn git(repo: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(repo)
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
+}
+
+#[test]
+fn against_reads_the_old_versions_from_git() {
+    let repo = scratch("git");
+    git(&repo, &["init", "-q"]);
+    git(&repo, &["config", "user.name", "zapc test"]);
+    git(
+        &repo,
+        &["config", "user.email", "zapc-test@example.invalid"],
+    );
+    let item = "struct Item {\n    Id    u64 @0\n    Count u32 @8\n}\n";
+    write(&repo.join("schemas/item.zap"), item);
+    write(
+        &repo.join("schemas/gone.zap"),
+        "struct G {\n    X u64 @0\n}\n",
+    );
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "first schema"]);
+
+    // Unchanged: nothing to report.
+    let output = zapc_in(&repo, &["compat", "--against", "HEAD", "schemas"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(summary(&stdout(&output)), (0, 0, 0));
+
+    write(
+        &repo.join("schemas/item.zap"),
+        "struct Item {\n    Id    u64 @0\n    Count u32 @12\n}\n",
+    );
+    std::fs::remove_file(repo.join("schemas/gone.zap")).unwrap();
+    write(
+        &repo.join("schemas/new.zap"),
+        "struct N {\n    X u64 @0\n}\n",
+    );
+    let output = zapc_in(&repo, &["compat", "--against", "HEAD", "schemas/"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}{}", stderr(&output));
+    assert!(out.contains("field `Count` moved from @8 to @12"), "{out}");
+    assert!(out.contains("--> schemas/item.zap:3:5"), "{out}");
+    assert!(out.contains("--> HEAD:schemas/gone.zap:1:8"), "{out}");
+    assert!(out.contains("--> schemas/new.zap:1:8"), "{out}");
+    assert_eq!(summary(&out), (1, 0, 2));
+
+    // One file, from a subdirectory, and the default path (the current directory).
+    let output = zapc_in(
+        &repo.join("schemas"),
+        &["compat", "--against", "HEAD", "item.zap"],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stdout(&output).contains("--> item.zap:3:5"));
+    let output = zapc_in(&repo.join("schemas"), &["compat", "--against", "HEAD"]);
+    assert_eq!(summary(&stdout(&output)), (1, 0, 2), "{}", stderr(&output));
+
+    // A schema that does not parse at the revision is a usage error.
+    write(&repo.join("schemas/item.zap"), "struct Item {\n");
+    git(&repo, &["commit", "-q", "-a", "-m", "broken"]);
+    let output = zapc_in(&repo, &["compat", "--against", "HEAD", "schemas/item.zap"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("HEAD:schemas/item.zap"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(&repo).unwrap();
+}

@@ -1,0 +1,4 @@
+struct Item {
+    Id u64 @0
+    Block u64 @8
+}

@@ -1,0 +1,3 @@
+struct Item {
+    Id u64 @0 json(name = "ident")
+}

@@ -1,0 +1,4 @@
+struct Item {
+    Ident u64 @0
+    Count u32 @8
+}

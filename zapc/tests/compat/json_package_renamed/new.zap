@@ -1,0 +1,6 @@
+package store
+
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}

@@ -1,0 +1,6 @@
+package shop
+
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}

@@ -1,0 +1,6 @@
+type id = u64
+
+struct Item {
+    Id id @0
+    Count u32 @8
+}

@@ -1,0 +1,5 @@
+# An item.
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}

@@ -1,0 +1,4 @@
+struct Item {
+    Count u32 @8
+    Id u64 @0
+}

@@ -1,0 +1,12 @@
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}
+
+struct Ack {
+    Ok bool @0
+}
+
+interface Store {
+    put(req: Item) returns (resp: Ack)
+}

@@ -1,0 +1,8 @@
+struct Point {
+    X u32 @0
+    Z u32 @4
+    Y u32 @8
+}
+struct Polygon {
+    Points list<ptr<Point>> @0
+}

@@ -1,0 +1,7 @@
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}
+struct Unused {
+    X u8 @0
+}

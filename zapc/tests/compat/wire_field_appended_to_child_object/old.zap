@@ -1,0 +1,9 @@
+struct Item {
+    Id u64 @0
+    Count u32 @8
+}
+
+struct Parent {
+    Child Item @0
+    Tag   text @8
+}

@@ -1,0 +1,11 @@
+struct Item {
+    Id u64 @0
+}
+
+struct Ack {
+    Ok bool @0
+}
+
+interface Store {
+    put(req: Item) returns (resp: Ack)
+}

@@ -1,0 +1,6 @@
+struct Parent {
+    Child Other @0
+}
+struct Other {
+    Name text @0
+}
