@@ -229,6 +229,10 @@ fn usage_errors_exit_with_2_and_say_why() {
         );
         assert!(!stderr(&output).contains("panicked"));
     }
+    let absolute = format!("{WORKSPACE}/schemas");
+    let output = zapc(&["compat", "--against", "HEAD", &absolute]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("give paths relative to the current directory"));
 }
 
 #[test]

@@ -198,13 +198,14 @@ fn git(args: &[&str]) -> Result<String, String> {
 
 /// Every PATH in the working tree against its version at `rev`.
 fn against(rev: &str, paths: &[PathBuf]) -> Result<Vec<Pair>, String> {
-    git(&[
-        "rev-parse",
-        "--verify",
-        "--quiet",
-        &format!("{rev}^{{commit}}"),
-    ])
-    .map_err(|_| format!("unknown git revision `{rev}`"))?;
+    if let Some(path) = paths.iter().find(|p| p.is_absolute()) {
+        return Err(format!(
+            "{}: with --against, give paths relative to the current directory",
+            path.display()
+        ));
+    }
+    git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
+        .map_err(|e| format!("unknown git revision `{rev}` ({e})"))?;
     let default = [PathBuf::from(".")];
     let paths = if paths.is_empty() {
         &default[..]
