@@ -265,6 +265,7 @@ fn against_reads_the_old_versions_from_git() {
         &repo,
         &["config", "user.email", "zapc-test@example.invalid"],
     );
+    git(&repo, &["config", "commit.gpgsign", "false"]);
     let item = "struct Item {\n    Id    u64 @0\n    Count u32 @8\n}\n";
     write(&repo.join("schemas/item.zap"), item);
     write(
