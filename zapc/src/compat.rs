@@ -395,19 +395,13 @@ impl Comparison<'_> {
                 at(),
             );
         }
-        let (mut old_opts, new_opts) = (old_f.json.clone(), &new_f.json);
-        old_opts.name = new_opts.name.clone();
-        if old_opts != *new_opts {
-            let mut old_same_name = old_f.clone();
-            old_same_name.json.name = new_f.json.name.clone();
-            for message in json_changes(&old_same_name, new_f) {
-                self.push(
-                    Class::JsonBreaking,
-                    format!("field `{}`: {message}", new_f.name),
-                    Side::New,
-                    at(),
-                );
-            }
+        for message in option_changes(old_f, new_f) {
+            self.push(
+                Class::JsonBreaking,
+                format!("field `{}`: {message}", new_f.name),
+                Side::New,
+                at(),
+            );
         }
     }
 
@@ -757,22 +751,27 @@ fn positional(names: &Option<Vec<String>>) -> String {
 
 /// The JSON differences of one field (key, `quantity`, `block_tags`).
 fn json_changes(old_f: &Field, new_f: &Field) -> Vec<String> {
-    let mut out = Vec::new();
     let (old_key, new_key) = (old_f.json_key(), new_f.json_key());
-    if old_key != new_key {
-        out.push(format!("JSON key changes from `{old_key}` to `{new_key}`"));
-    }
-    for (option, old_on, new_on) in [
+    let key =
+        (old_key != new_key).then(|| format!("JSON key changes from `{old_key}` to `{new_key}`"));
+    key.into_iter()
+        .chain(option_changes(old_f, new_f))
+        .collect()
+}
+
+/// The `json(quantity)` and `json(block_tags)` differences of one field.
+fn option_changes(old_f: &Field, new_f: &Field) -> Vec<String> {
+    [
         ("quantity", old_f.json.quantity, new_f.json.quantity),
         ("block_tags", old_f.json.block_tags, new_f.json.block_tags),
-    ] {
-        match (old_on, new_on) {
-            (false, true) => out.push(format!("json({option}) added: its JSON encoding changes")),
-            (true, false) => out.push(format!("json({option}) removed: its JSON encoding changes")),
-            _ => {}
-        }
-    }
-    out
+    ]
+    .into_iter()
+    .filter(|(_, old_on, new_on)| old_on != new_on)
+    .map(|(option, _, new_on)| {
+        let verb = if new_on { "added" } else { "removed" };
+        format!("json({option}) {verb}: its JSON encoding changes")
+    })
+    .collect()
 }
 
 /// How a field's type changed on the wire, as the end of a sentence starting with the field,

@@ -1,0 +1,4 @@
+struct Item {
+    Ident u64 @0 json(quantity)
+    Count u32 @8
+}
