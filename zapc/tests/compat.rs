@@ -308,6 +308,15 @@ fn against_reads_the_old_versions_from_git() {
     let output = zapc_in(&repo.join("schemas"), &["compat", "--against", "HEAD"]);
     assert_eq!(summary(&stdout(&output)), (1, 0, 2), "{}", stderr(&output));
 
+    // A directory removed from the working tree: everything in it is removed.
+    std::fs::remove_dir_all(repo.join("schemas")).unwrap();
+    let output = zapc_in(&repo, &["compat", "--against", "HEAD", "schemas"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(out.contains("struct `Item` removed"), "{out}");
+    assert_eq!(summary(&out), (0, 0, 2));
+    git(&repo, &["checkout", "-q", "--", "schemas"]);
+
     // A schema that does not parse at the revision is a usage error.
     write(&repo.join("schemas/item.zap"), "struct Item {\n");
     git(&repo, &["commit", "-q", "-a", "-m", "broken"]);

@@ -216,7 +216,10 @@ fn against(rev: &str, paths: &[PathBuf]) -> Result<Vec<Pair>, String> {
     for path in paths {
         let shown = path.display().to_string();
         let at_rev = |p: &str| format!("{rev}:./{}", p.trim_start_matches("./"));
-        if path.is_dir() {
+        // A directory in the working tree, or one that exists only at the revision.
+        let tree_at_rev =
+            || git(&["cat-file", "-t", &at_rev(&shown)]).is_ok_and(|t| t.trim() == "tree");
+        if path.is_dir() || (!path.exists() && tree_at_rev()) {
             // Paths printed by ls-tree are relative to the current directory.
             let listed = git(&["ls-tree", "--name-only", rev, "--", &format!("{shown}/")])?;
             let old_files: Vec<String> = listed
@@ -224,7 +227,11 @@ fn against(rev: &str, paths: &[PathBuf]) -> Result<Vec<Pair>, String> {
                 .filter(|l| l.ends_with(".zap"))
                 .map(str::to_owned)
                 .collect();
-            let new_names = zap_files(path)?;
+            let new_names = if path.exists() {
+                zap_files(path)?
+            } else {
+                Vec::new()
+            };
             let mut names: Vec<String> = old_files
                 .iter()
                 .filter_map(|f| Path::new(f).file_name())
