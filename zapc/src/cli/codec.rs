@@ -15,7 +15,7 @@ use zapc::load_file;
 /// arrays, a missing child as null. Absent fields are zero.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Example:\n  echo '{\"id\":1,\"block\":68943,\"account\":\"0xdeadbeef00112233445566778899aabbccddeeff\"}' \\\n    | zapc encode --schema schemas/eth.zap --type BalanceRequest --hex"
+    after_help = "Example:\n  echo '{\"id\":1,\"block\":\"0x10d4f\",\"account\":\"0xdeadbeef00112233445566778899aabbccddeeff\"}' \\\n    | zapc encode --schema schemas/eth.zap --type BalanceRequest --hex"
 )]
 pub struct EncodeArgs {
     #[command(flatten)]
