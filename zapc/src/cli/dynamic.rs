@@ -409,6 +409,17 @@ fn read_scalar(s: Scalar, off: usize, obj: Object<'_>) -> Value {
     }
 }
 
+/// A `bytes_fixed[n]` as hex: n zero bytes when the slot lies past the end of the
+/// message, as generated readers read it (absent is zero).
+fn fixed_hex(obj: Object<'_>, off: usize, n: usize) -> Value {
+    let bytes = obj.bytes_fixed_slice(off, n);
+    if bytes.len() == n {
+        Value::String(to_hex(bytes))
+    } else {
+        Value::String(to_hex(&vec![0; n]))
+    }
+}
+
 fn read_field(
     schema: &Schema,
     ty: &Type,
@@ -420,7 +431,7 @@ fn read_field(
         Type::Scalar(s) => read_scalar(*s, off, obj),
         Type::Text => Value::String(obj.text(off).to_owned()),
         Type::Bytes => Value::String(to_hex(obj.bytes(off))),
-        Type::BytesFixed(n) => Value::String(to_hex(obj.bytes_fixed_slice(off, *n as usize))),
+        Type::BytesFixed(n) => fixed_hex(obj, off, *n as usize),
         Type::Struct(name) => {
             let child = obj.object(off);
             schema
@@ -462,7 +473,7 @@ fn read_list(
         (Type::BytesFixed(n), _) => {
             let n = *n as usize;
             list.objects(n)
-                .map(|o| Value::String(to_hex(o.bytes_fixed_slice(0, n))))
+                .map(|o| fixed_hex(o, 0, n))
                 .collect()
         }
         (Type::Scalar(s), _) => list
