@@ -50,6 +50,8 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+#[cfg(any(feature = "server", feature = "http"))]
+pub mod shutdown;
 #[cfg(feature = "tls")]
 pub mod tls;
 pub mod transport;

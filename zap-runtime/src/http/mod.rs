@@ -38,6 +38,7 @@
 //! | 405 | `/rpc` with a method other than POST, `/health` with other than GET/HEAD (with an `Allow` header) |
 //! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
 //! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
+//! | 503 | `GET /health` once draining has started ([`HttpConfig::readiness`]); `GET /health/live` stays 200 |
 //! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
 //!
 //! The 408, 413 and 415 answers carry a JSON-RPC error body (`"id": null`, -32600) with
@@ -116,6 +117,10 @@ pub struct HttpConfig {
     /// the connection and is counted in [`ServerStats::tls`].
     #[cfg(feature = "tls")]
     pub tls: Option<crate::tls::ServerTls>,
+    /// What `GET /health` reports: 200 while ready, 503 once draining has started (see
+    /// [`Shutdown`](crate::shutdown::Shutdown)). `GET /health/live` answers 200 either
+    /// way. Default: a state of its own, always ready.
+    pub readiness: crate::shutdown::Readiness,
 }
 
 impl HttpConfig {
@@ -139,6 +144,7 @@ impl Default for HttpConfig {
             authorize: None,
             #[cfg(feature = "tls")]
             tls: None,
+            readiness: crate::shutdown::Readiness::new(),
         }
     }
 }

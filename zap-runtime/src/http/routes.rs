@@ -28,10 +28,18 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
     match (req.uri().path(), req.method()) {
         ("/rpc", &Method::POST) => rpc(shared, req).await,
         ("/rpc", _) => method_not_allowed("POST"),
-        ("/health", &Method::GET | &Method::HEAD) => {
-            json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}"))
-        }
-        ("/health", _) => method_not_allowed("GET, HEAD"),
+        ("/health", &Method::GET | &Method::HEAD) => match shared.config.readiness.is_draining() {
+            false => json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}")),
+            true => json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Bytes::from_static(b"{\"status\":\"draining\"}"),
+            ),
+        },
+        ("/health/live", &Method::GET | &Method::HEAD) => json(
+            StatusCode::OK,
+            Bytes::from_static(b"{\"status\":\"alive\"}"),
+        ),
+        ("/health" | "/health/live", _) => method_not_allowed("GET, HEAD"),
         (path, _) => text(
             StatusCode::NOT_FOUND,
             format!(
