@@ -43,6 +43,8 @@ mod frame_reader;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod json;
+#[cfg(any(feature = "server", feature = "http"))]
+pub mod metrics;
 mod pool;
 mod read;
 pub mod rpc;

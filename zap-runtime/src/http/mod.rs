@@ -121,6 +121,9 @@ pub struct HttpConfig {
     /// [`Shutdown`](crate::shutdown::Shutdown)). `GET /health/live` answers 200 either
     /// way. Default: a state of its own, always ready.
     pub readiness: crate::shutdown::Readiness,
+    /// Served at `GET /metrics` in the Prometheus text format (see
+    /// [`metrics`](crate::metrics)); `None` (the default): 404 there.
+    pub metrics: Option<crate::metrics::Metrics>,
 }
 
 impl HttpConfig {
@@ -145,6 +148,7 @@ impl Default for HttpConfig {
             #[cfg(feature = "tls")]
             tls: None,
             readiness: crate::shutdown::Readiness::new(),
+            metrics: None,
         }
     }
 }

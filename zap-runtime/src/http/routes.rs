@@ -11,6 +11,7 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use super::HttpConfig;
+use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;
 
@@ -40,6 +41,11 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
             Bytes::from_static(b"{\"status\":\"alive\"}"),
         ),
         ("/health" | "/health/live", _) => method_not_allowed("GET, HEAD"),
+        ("/metrics", &Method::GET) if shared.config.metrics.is_some() => {
+            let text = shared.config.metrics.as_ref().map(Metrics::encode);
+            let body = Bytes::from(text.unwrap_or_default());
+            with_type(StatusCode::OK, body, Metrics::CONTENT_TYPE)
+        }
         (path, _) => text(
             StatusCode::NOT_FOUND,
             format!(
