@@ -14,10 +14,13 @@
 //!   feature, `zap_tls_handshakes_total` (label `outcome`: `completed`, `failed`,
 //!   `timed_out`).
 //!
-//! Recording a call touches only handles made when the [`Metered`] service was built
-//! (one per method): a few atomic adds and one uncontended lock for the histogram, no
-//! allocation, no label lookup. Only the first error of each status of a method looks
-//! its counter up (and allocates it). Each call also runs in a `tracing` span `call` at
+//! Recording a call touches only the counters made when the [`Metered`] service was
+//! built (one set per method): two clock reads (the TSC where usable, by `quanta`) and
+//! three relaxed atomic adds (calls started, the duration's bucket, the duration sum):
+//! no lock, no allocation, no label lookup. The call count is the histogram's count and
+//! the calls in flight are those started and not finished; `prometheus-client` encodes
+//! them at scrape time. Only the first error of each status of a method looks its
+//! counter up (and allocates it). Each call also runs in a `tracing` span `call` at
 //! DEBUG level with the method, transport, status and duration in microseconds: free
 //! unless a subscriber enables that level.
 //!
@@ -46,15 +49,15 @@
 //! ```
 
 use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
 
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
 use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::exemplar::Exemplar;
 use prometheus_client::metrics::family::Family;
-use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
-use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 use tracing::Instrument as _;
@@ -65,12 +68,41 @@ use crate::service::{CallError, MethodInfo, Reply, Service};
 
 /// `service`, `method`, `transport`.
 type CallLabels = [(&'static str, &'static str); 3];
+/// Every metered method's labels and counters.
+type CallTable = Arc<Mutex<Vec<(CallLabels, Arc<CallStats>)>>>;
 /// The call's labels and its `status`.
 type ErrorLabels = (CallLabels, [(&'static str, u32); 1]);
 
-fn duration_histogram() -> Histogram {
-    // 10 µs, 20 µs, ... about 0.33 s.
-    Histogram::new(exponential_buckets(0.000_01, 2.0, 16))
+/// Finite duration buckets: 10 µs times 1, 2, 4, ... 2^15 (about 0.33 s); one more
+/// counts the longer calls (`+Inf`).
+const BUCKETS: usize = 16;
+/// The first bucket's upper bound, in nanoseconds.
+const FIRST_BOUND_NS: u64 = 10_000;
+
+/// The bucket of a call that took `nanos`: the smallest `i` with
+/// `nanos <= FIRST_BOUND_NS << i`, or [`BUCKETS`] for longer ones.
+fn bucket(nanos: u64) -> usize {
+    let multiples = nanos.div_ceil(FIRST_BOUND_NS);
+    if multiples <= 1 {
+        return 0;
+    }
+    ((u64::BITS - (multiples - 1).leading_zeros()) as usize).min(BUCKETS)
+}
+
+/// One method's counters on one transport: what a call touches.
+#[derive(Debug, Default)]
+struct CallStats {
+    started: AtomicU64,
+    sum_nanos: AtomicU64,
+    /// Per-bucket (not cumulative) counts; the last one is `+Inf`.
+    buckets: [AtomicU64; BUCKETS + 1],
+}
+
+impl CallStats {
+    fn finished(&self, nanos: u64) {
+        self.buckets[bucket(nanos)].fetch_add(1, Ordering::Relaxed);
+        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
 }
 
 /// The metrics of one process's servers: clone it into each [`Metered`] service and
@@ -82,10 +114,9 @@ pub struct Metrics(Arc<Inner>);
 #[derive(Debug)]
 struct Inner {
     registry: Registry,
-    calls: Family<CallLabels, Counter>,
+    clock: quanta::Clock,
+    calls: CallTable,
     errors: Family<ErrorLabels, Counter>,
-    duration: Family<CallLabels, Histogram, fn() -> Histogram>,
-    in_flight: Family<CallLabels, Gauge>,
     servers: Arc<Mutex<Vec<(&'static str, ServerStats)>>>,
 }
 
@@ -107,36 +138,21 @@ impl Metrics {
     /// Empty metrics: no service, no server yet.
     pub fn new() -> Self {
         let mut registry = Registry::default();
-        let calls = Family::<CallLabels, Counter>::default();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        registry.register_collector(Box::new(Calls(calls.clone())));
         let errors = Family::<ErrorLabels, Counter>::default();
-        let duration = Family::<CallLabels, Histogram, fn() -> Histogram>::new_with_constructor(
-            duration_histogram,
-        );
-        let in_flight = Family::<CallLabels, Gauge>::default();
-        registry.register("zap_calls", "Calls answered", calls.clone());
         registry.register(
             "zap_call_errors",
             "Calls answered with an error status",
             errors.clone(),
         );
-        registry.register(
-            "zap_call_duration_seconds",
-            "Time from the start of a call's handler to its answer",
-            duration.clone(),
-        );
-        registry.register(
-            "zap_calls_in_flight",
-            "Calls being answered now",
-            in_flight.clone(),
-        );
         let servers = Arc::new(Mutex::new(Vec::new()));
         registry.register_collector(Box::new(Servers(servers.clone())));
         Metrics(Arc::new(Inner {
             registry,
+            clock: quanta::Clock::new(),
             calls,
             errors,
-            duration,
-            in_flight,
             servers,
         }))
     }
@@ -157,12 +173,88 @@ impl Metrics {
 
     /// The `Content-Type` of [`encode`](Metrics::encode)'s text.
     pub const CONTENT_TYPE: &'static str = "text/plain; version=0.0.4; charset=utf-8";
+
+    /// The counters of `labels`: the existing ones if a service with the same labels
+    /// was metered before (e.g. a restarted server), else new ones.
+    fn call_stats(&self, labels: CallLabels) -> Arc<CallStats> {
+        let mut calls = lock(&self.0.calls);
+        if let Some((_, stats)) = calls.iter().find(|(l, _)| *l == labels) {
+            return stats.clone();
+        }
+        let stats = Arc::new(CallStats::default());
+        calls.push((labels, stats.clone()));
+        stats
+    }
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The per-method counters, encoded at scrape time.
+#[derive(Debug)]
+struct Calls(CallTable);
+
+impl Collector for Calls {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        // One consistent reading per method: finished calls (the bucket counts) first,
+        // so that `started` read after them is never less.
+        let readings: Vec<_> = lock(&self.0)
+            .iter()
+            .map(|(labels, stats)| {
+                let buckets: Vec<u64> = stats
+                    .buckets
+                    .iter()
+                    .map(|b| b.load(Ordering::Relaxed))
+                    .collect();
+                let sum = stats.sum_nanos.load(Ordering::Relaxed);
+                let started = stats.started.load(Ordering::Relaxed);
+                (*labels, buckets, sum, started)
+            })
+            .collect();
+        let count = |buckets: &[u64]| buckets.iter().sum::<u64>();
+        let mut calls =
+            encoder.encode_descriptor("zap_calls", "Calls answered", None, MetricType::Counter)?;
+        for (labels, buckets, _, _) in &readings {
+            ConstCounter::new(count(buckets)).encode(calls.encode_family(labels)?)?;
+        }
+        let mut in_flight = encoder.encode_descriptor(
+            "zap_calls_in_flight",
+            "Calls being answered now",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (labels, buckets, _, started) in &readings {
+            let now = started.saturating_sub(count(buckets));
+            ConstGauge::new(now as i64).encode(in_flight.encode_family(labels)?)?;
+        }
+        let mut duration = encoder.encode_descriptor(
+            "zap_call_duration_seconds",
+            "Time from the start of a call's handler to its answer",
+            None,
+            MetricType::Histogram,
+        )?;
+        let bounds: Vec<f64> = (0..BUCKETS)
+            .map(|i| (FIRST_BOUND_NS << i) as f64 / 1e9)
+            .chain([f64::INFINITY])
+            .collect();
+        for (labels, buckets, sum, _) in &readings {
+            let per_bucket: Vec<(f64, u64)> = bounds
+                .iter()
+                .copied()
+                .zip(buckets.iter().copied())
+                .collect();
+            duration.encode_family(labels)?.encode_histogram(
+                *sum as f64 / 1e9,
+                count(buckets),
+                &per_bucket,
+                None::<&std::collections::HashMap<usize, Exemplar<NoLabelSet, f64>>>,
+            )?;
+        }
+        Ok(())
+    }
 }
 
 /// The servers' counters, read at scrape time.
@@ -252,26 +344,6 @@ impl Collector for Servers {
     }
 }
 
-/// The handles of one method's metrics, made once.
-#[derive(Debug)]
-struct Method {
-    labels: CallLabels,
-    calls: Counter,
-    duration: Histogram,
-    in_flight: Gauge,
-}
-
-impl Method {
-    fn new(metrics: &Inner, labels: CallLabels) -> Self {
-        Method {
-            labels,
-            calls: metrics.calls.get_or_create_owned(&labels),
-            duration: metrics.duration.get_or_create_owned(&labels),
-            in_flight: metrics.in_flight.get_or_create_owned(&labels),
-        }
-    }
-}
-
 /// A [`Service`] that records every call of the one it wraps in [`Metrics`], for one
 /// transport: serve `Metered::new(service, &metrics, "zap")` on the ZAP/TCP server and
 /// `Metered::new(service, &metrics, "http")` on the HTTP server. Calls to ordinals the
@@ -280,30 +352,30 @@ impl Method {
 pub struct Metered<S> {
     service: Arc<S>,
     metrics: Metrics,
+    clock: quanta::Clock,
     /// Index `ordinal - 1`.
-    methods: Box<[Method]>,
-    unknown: Method,
+    methods: Box<[(CallLabels, Arc<CallStats>)]>,
+    unknown: (CallLabels, Arc<CallStats>),
 }
 
 impl<S: Service> Metered<S> {
     /// Record the calls of `service` made over `transport` (a label value such as
     /// `"zap"` or `"http"`).
     pub fn new(service: Arc<S>, metrics: &Metrics, transport: &'static str) -> Self {
-        let labels = |method: &'static str| {
-            [
+        let method = |name: &'static str| {
+            let labels = [
                 ("service", S::NAME),
-                ("method", method),
+                ("method", name),
                 ("transport", transport),
-            ]
+            ];
+            (labels, metrics.call_stats(labels))
         };
         Metered {
             service,
             metrics: metrics.clone(),
-            methods: S::METHODS
-                .iter()
-                .map(|m| Method::new(&metrics.0, labels(m.name)))
-                .collect(),
-            unknown: Method::new(&metrics.0, labels("unknown")),
+            clock: metrics.0.clock.clone(),
+            methods: S::METHODS.iter().map(|m| method(m.name)).collect(),
+            unknown: method("unknown"),
         }
     }
 
@@ -312,18 +384,28 @@ impl<S: Service> Metered<S> {
         &self.service
     }
 
-    fn method(&self, ordinal: u32) -> &Method {
+    fn method(&self, ordinal: u32) -> &(CallLabels, Arc<CallStats>) {
         let index = (ordinal as usize).wrapping_sub(1);
         self.methods.get(index).unwrap_or(&self.unknown)
     }
 }
 
-/// Counts a call in flight until dropped (also when the call is cancelled).
-struct InFlight<'m>(&'m Gauge);
+/// Records a started call as finished when dropped, also when the call is cancelled.
+struct Finish<'m> {
+    stats: &'m CallStats,
+    clock: &'m quanta::Clock,
+    start: u64,
+}
 
-impl Drop for InFlight<'_> {
+impl Finish<'_> {
+    fn nanos(&self) -> u64 {
+        self.clock.delta_as_nanos(self.start, self.clock.raw())
+    }
+}
+
+impl Drop for Finish<'_> {
     fn drop(&mut self) {
-        self.0.dec();
+        self.stats.finished(self.nanos());
     }
 }
 
@@ -337,40 +419,55 @@ impl<S: Service> Service for Metered<S> {
         payload: &'a [u8],
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
-        let method = self.method(ordinal);
+        let (labels, stats) = self.method(ordinal);
         let span = tracing::debug_span!(
             "call",
-            method = method.labels[1].1,
-            transport = method.labels[2].1,
+            method = labels[1].1,
+            transport = labels[2].1,
             status = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
         let recorded = span.clone();
         async move {
-            method.in_flight.inc();
-            let in_flight = InFlight(&method.in_flight);
-            let start = Instant::now();
+            stats.started.fetch_add(1, Ordering::Relaxed);
+            let finish = Finish {
+                stats,
+                clock: &self.clock,
+                start: self.clock.raw(),
+            };
             let result = self.service.call(ordinal, payload, out).await;
-            let elapsed = start.elapsed();
-            drop(in_flight);
-            method.calls.inc();
-            method.duration.observe(elapsed.as_secs_f64());
             let status = match &result {
                 Ok(_) => 200,
                 Err(e) => {
                     let status = e.status.0;
-                    self.metrics
-                        .0
-                        .errors
-                        .get_or_create(&(method.labels, [("status", status)]))
-                        .inc();
+                    let labels = (*labels, [("status", status)]);
+                    self.metrics.0.errors.get_or_create(&labels).inc();
                     status
                 }
             };
-            recorded.record("status", status);
-            recorded.record("duration_us", elapsed.as_micros() as u64);
+            if !recorded.is_disabled() {
+                recorded.record("status", status);
+                recorded.record("duration_us", finish.nanos() / 1000);
+            }
+            drop(finish);
             result
         }
         .instrument(span)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bucket, BUCKETS, FIRST_BOUND_NS};
+
+    #[test]
+    fn a_duration_falls_in_the_first_bucket_whose_bound_it_does_not_pass() {
+        for i in 0..BUCKETS {
+            let bound = FIRST_BOUND_NS << i;
+            assert_eq!(bucket(bound), i, "{bound} ns");
+            assert_eq!(bucket(bound + 1), (i + 1).min(BUCKETS), "{bound} + 1 ns");
+        }
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(u64::MAX), BUCKETS);
     }
 }
