@@ -108,6 +108,14 @@ impl EthRpc {
 /// The HTTP status of `GET path` at `addr` (one request, `Connection: close`), or
 /// `None` when nothing answers there or the connection breaks.
 pub async fn get_status(addr: SocketAddr, path: &str) -> Option<u16> {
+    let answer = get(addr, path).await?;
+    // "HTTP/1.1 200 OK"
+    answer.get(9..12)?.parse().ok()
+}
+
+/// The whole answer to `GET path` at `addr` (one request, `Connection: close`), or
+/// `None` when nothing answers there or the connection breaks.
+async fn get(addr: SocketAddr, path: &str) -> Option<String> {
     let mut stream = TcpStream::connect(addr).await.ok()?;
     let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream.write_all(head.as_bytes()).await.ok()?;
@@ -116,6 +124,56 @@ pub async fn get_status(addr: SocketAddr, path: &str) -> Option<u16> {
         .await
         .ok()?
         .ok()?;
-    // "HTTP/1.1 200 OK"
-    std::str::from_utf8(answer.get(9..12)?).ok()?.parse().ok()
+    String::from_utf8(answer).ok()
+}
+
+/// One `eth_getBalance` call through `client` for caller `caller`'s `n`-th call (a
+/// seeded account, a block number and an id of its own), its answer checked against
+/// the ledger: `Err` only for a failed call, a panic for a wrong answer.
+pub async fn checked_call<T: zap_runtime::Transport>(
+    client: &eth_rpc::eth::EthClient<T>,
+    ledger: &eth_rpc::ledger::Ledger,
+    caller: u64,
+    n: u64,
+) -> Result<(), zap_runtime::ClientError> {
+    let account = *ledger
+        .address(((caller * 7919 + n) % 1000) as usize)
+        .expect("a seeded account");
+    let id = caller << 32 | n;
+    let request = eth_rpc::eth::BalanceRequest {
+        id,
+        block: n,
+        account,
+    };
+    let answer = client.get_balance(&request).await?;
+    assert_eq!(answer.id, id, "the answer to this call");
+    assert_eq!(answer.balance, ledger.account(&account).balance);
+    assert_eq!(answer.nonce, ledger.account(&account).nonce);
+    assert_eq!(answer.block_hash, eth_rpc::ledger::block_hash(n));
+    Ok(())
+}
+
+/// `zap_calls_total` of `getBalance` over ZAP/TCP on the server at `http`, read from
+/// its `/metrics` (0 when it does not answer).
+pub async fn zap_calls(http: SocketAddr) -> u64 {
+    let Some(text) = get_body(http, "/metrics").await else {
+        return 0;
+    };
+    text.lines()
+        .find(|l| {
+            l.starts_with("zap_calls_total{")
+                && l.contains("method=\"getBalance\"")
+                && l.contains("transport=\"zap\"")
+        })
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The body of `GET path` at `addr` as text, or `None`.
+pub async fn get_body(addr: SocketAddr, path: &str) -> Option<String> {
+    let answer = get(addr, path).await?;
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
 }
