@@ -152,7 +152,7 @@ async fn fails_over_on_sigkill_and_readmits_the_restarted_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ejects_a_frozen_server_and_readmits_it_after_the_probe() {
-    let servers = vec![EthRpc::start(&[]).await, EthRpc::start(&[]).await];
+    let servers = [EthRpc::start(&[]).await, EthRpc::start(&[]).await];
     let addrs: Vec<String> = servers.iter().map(|s| s.zap.to_string()).collect();
     // Short call timeout: a frozen server's calls time out, which counts as failures.
     let mut config = config(Duration::from_millis(300));
