@@ -156,6 +156,13 @@ pub async fn checked_call<T: zap_runtime::Transport>(
 /// `zap_calls_total` of `getBalance` over ZAP/TCP on the server at `http`, read from
 /// its `/metrics` (0 when it does not answer).
 pub async fn zap_calls(http: SocketAddr) -> u64 {
+    calls(http, "zap").await
+}
+
+/// `zap_calls_total` of `getBalance` over `transport` (`zap`, `http`) on the server at
+/// `http`, read from its `/metrics` (0 when it does not answer).
+pub async fn calls(http: SocketAddr, transport: &str) -> u64 {
+    let transport = format!("transport=\"{transport}\"");
     let Some(text) = get_body(http, "/metrics").await else {
         return 0;
     };
@@ -163,7 +170,7 @@ pub async fn zap_calls(http: SocketAddr) -> u64 {
         .find(|l| {
             l.starts_with("zap_calls_total{")
                 && l.contains("method=\"getBalance\"")
-                && l.contains("transport=\"zap\"")
+                && l.contains(&transport)
         })
         .and_then(|l| l.rsplit(' ').next())
         .and_then(|v| v.parse().ok())
