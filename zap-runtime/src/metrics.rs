@@ -60,6 +60,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
+use tokio_util::either::Either;
 use tracing::Instrument as _;
 
 use crate::accept::ServerStats;
@@ -428,7 +429,7 @@ impl<S: Service> Service for Metered<S> {
             duration_us = tracing::field::Empty,
         );
         let recorded = span.clone();
-        async move {
+        let call = async move {
             stats.started.fetch_add(1, Ordering::Relaxed);
             let finish = Finish {
                 stats,
@@ -451,8 +452,12 @@ impl<S: Service> Service for Metered<S> {
             }
             drop(finish);
             result
+        };
+        // Entering a disabled span on every poll still costs: skip it.
+        match span.is_disabled() {
+            true => Either::Left(call),
+            false => Either::Right(call.instrument(span)),
         }
-        .instrument(span)
     }
 }
 
