@@ -24,10 +24,10 @@
 //! # }
 //! ```
 
-mod balance;
+pub mod balance;
 mod io;
 mod node;
-mod reconnect;
+pub mod reconnect;
 mod shared;
 
 pub use balance::{BalanceConfig, Balanced, EndpointHealth};
