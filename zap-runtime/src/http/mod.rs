@@ -26,7 +26,8 @@
 //! JSON-RPC name (`eth_getBalance`), the call runs through [`Service::call`], exactly
 //! like a ZAP/TCP call. Batch members run one after another, in order; notifications
 //! (no `"id"`) run too but get no entry in the answer. `GET /health` answers
-//! `{"status":"ok"}`.
+//! `{"status":"ok"}` (503 once draining, see [`HttpConfig::readiness`]), `GET /health/live`
+//! always 200, and `GET /metrics` the Prometheus text of [`HttpConfig::metrics`].
 //!
 //! # HTTP status codes
 //!
@@ -34,12 +35,12 @@
 //! | --- | --- |
 //! | 200 | every JSON-RPC answer, **including JSON-RPC errors** (the usual convention: the error is in the body) |
 //! | 204 | the request was a notification, or a batch of notifications only: no body |
-//! | 404 | a path other than `/rpc` and `/health` |
+//! | 404 | a path other than `/rpc`, `/health`, `/health/live` and (with [`HttpConfig::metrics`]) `/metrics` |
 //! | 405 | `/rpc` with a method other than POST, `/health` with other than GET/HEAD (with an `Allow` header) |
 //! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
 //! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
-//! | 503 | `GET /health` once draining has started ([`HttpConfig::readiness`]); `GET /health/live` stays 200 |
 //! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
+//! | 503 | `GET /health` once draining has started ([`HttpConfig::readiness`]); `GET /health/live` stays 200 |
 //!
 //! The 408, 413 and 415 answers carry a JSON-RPC error body (`"id": null`, -32600) with
 //! the reason, so JSON-RPC clients can show it.
