@@ -21,8 +21,9 @@
 //! the calls in flight are those started and not finished; `prometheus-client` encodes
 //! them at scrape time. Only the first error of each status of a method looks its
 //! counter up (and allocates it). Each call also runs in a `tracing` span `call` at
-//! DEBUG level with the method, transport, status and duration in microseconds: free
-//! unless a subscriber enables that level.
+//! DEBUG level with the method, transport, status and duration in microseconds, closed
+//! by an `answered` event (so a log shows one line per call): free unless a subscriber
+//! enables that level for `zap_runtime::metrics`.
 //!
 //! ```no_run
 //! # async fn demo<S: zap_runtime::Service>(service: S) -> std::io::Result<()> {
@@ -449,6 +450,7 @@ impl<S: Service> Service for Metered<S> {
             if !recorded.is_disabled() {
                 recorded.record("status", status);
                 recorded.record("duration_us", finish.nanos() / 1000);
+                tracing::debug!(parent: &recorded, "answered");
             }
             drop(finish);
             result

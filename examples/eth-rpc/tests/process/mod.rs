@@ -18,6 +18,8 @@ pub struct EthRpc {
     pub pid: u32,
     pub zap: SocketAddr,
     pub http: SocketAddr,
+    /// Its log (stderr), line by line, from after the "serving" line.
+    pub log: tokio::sync::mpsc::UnboundedReceiver<String>,
 }
 
 /// The address `key=ADDR` in a log line.
@@ -36,10 +38,16 @@ impl EthRpc {
     /// `eth-rpc --zap-addr ZAP --http-addr HTTP` with `extra` arguments; returns once it
     /// serves (its "eth-rpc serving" log line).
     pub async fn start_on(zap: &str, http: &str, extra: &[&str]) -> EthRpc {
+        EthRpc::start_logging(zap, http, extra, "info").await
+    }
+
+    /// As [`start_on`](EthRpc::start_on) with `RUST_LOG=filter`; the log lines after the
+    /// "serving" one can be read from [`log`](EthRpc::log).
+    pub async fn start_logging(zap: &str, http: &str, extra: &[&str], filter: &str) -> EthRpc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
             .args(["--zap-addr", zap, "--http-addr", http])
             .args(extra)
-            .env("RUST_LOG", "info")
+            .env("RUST_LOG", filter)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
@@ -61,12 +69,18 @@ impl EthRpc {
             }
         };
         // Keep draining the log so the server never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let (forward, log) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let _ = forward.send(line);
+            }
+        });
         EthRpc {
             child,
             pid,
             zap,
             http,
+            log,
         }
     }
 
