@@ -10,9 +10,9 @@ mod support;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use eth_rpc::eth::{BalanceRequest, EthClient};
-use eth_rpc::ledger::{block_hash, Ledger};
-use process::EthRpc;
+use eth_rpc::eth::EthClient;
+use eth_rpc::ledger::Ledger;
+use process::{checked_call, EthRpc};
 use zap_runtime::client::Client;
 use zap_runtime::ClientError;
 
@@ -39,19 +39,8 @@ fn load(
             tokio::spawn(async move {
                 let ledger = Ledger::default();
                 for n in 0u64.. {
-                    let i = ((caller * 7919 + n) % 1000) as usize;
-                    let account = *ledger.address(i).expect("a seeded account");
-                    let id = caller << 32 | n;
-                    let request = BalanceRequest {
-                        id,
-                        block: n,
-                        account,
-                    };
-                    match client.get_balance(&request).await {
-                        Ok(answer) => {
-                            assert_eq!(answer.id, id, "the answer to this call");
-                            assert_eq!(answer.balance, ledger.account(&account).balance);
-                            assert_eq!(answer.block_hash, block_hash(n));
+                    match checked_call(&client, &ledger, caller, n).await {
+                        Ok(()) => {
                             seen.answered.fetch_add(1, Ordering::Relaxed);
                             if seen.draining.load(Ordering::Relaxed) {
                                 seen.answered_draining.fetch_add(1, Ordering::Relaxed);
@@ -61,7 +50,7 @@ fn load(
                             seen.closed.fetch_add(1, Ordering::Relaxed);
                             return;
                         }
-                        Err(e) => panic!("call {id}: a wrong outcome: {e}"),
+                        Err(e) => panic!("call {caller}/{n}: a wrong outcome: {e}"),
                     }
                 }
             })
