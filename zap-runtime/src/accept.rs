@@ -15,10 +15,13 @@
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -41,6 +44,8 @@ struct Counters {
     active: AtomicUsize,
     accepted: AtomicU64,
     refused: AtomicU64,
+    bytes_in: AtomicU64,
+    bytes_out: AtomicU64,
     #[cfg(feature = "tls")]
     tls: crate::tls::TlsCounters,
 }
@@ -61,6 +66,16 @@ impl ServerStats {
         self.0.refused.load(Ordering::Relaxed)
     }
 
+    /// Bytes read from connections so far (after TLS decryption, when serving TLS).
+    pub fn bytes_in(&self) -> u64 {
+        self.0.bytes_in.load(Ordering::Relaxed)
+    }
+
+    /// Bytes written to connections so far (before TLS encryption, when serving TLS).
+    pub fn bytes_out(&self) -> u64 {
+        self.0.bytes_out.load(Ordering::Relaxed)
+    }
+
     /// The TLS handshake counters (`ServerStats::tls` reads them).
     #[cfg(feature = "tls")]
     pub(crate) fn tls_counters(&self) -> &crate::tls::TlsCounters {
@@ -72,6 +87,87 @@ impl ServerStats {
         self.0.accepted.fetch_add(1, Ordering::Relaxed);
         self.0.active.fetch_add(1, Ordering::Relaxed);
         Open(self.clone())
+    }
+}
+
+/// A connection's stream that counts the bytes read from and written to it in its
+/// server's [`ServerStats`]: one relaxed atomic add per read or write call (per batch
+/// of frames, not per call).
+pub(crate) struct Counted<IO> {
+    io: IO,
+    stats: ServerStats,
+}
+
+impl<IO> Counted<IO> {
+    pub(crate) fn new(io: IO, stats: &ServerStats) -> Self {
+        Counted {
+            io,
+            stats: stats.clone(),
+        }
+    }
+}
+
+impl<IO: AsyncRead + Unpin> AsyncRead for Counted<IO> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut self.io).poll_read(cx, buf);
+        let read = buf.filled().len() - before;
+        if read > 0 {
+            (self.stats.0)
+                .bytes_in
+                .fetch_add(read as u64, Ordering::Relaxed);
+        }
+        polled
+    }
+}
+
+impl<IO: AsyncWrite + Unpin> AsyncWrite for Counted<IO> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = polled {
+            self.count_out(n);
+        }
+        polled
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = polled {
+            self.count_out(n);
+        }
+        polled
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
+    }
+}
+
+impl<IO> Counted<IO> {
+    fn count_out(&self, n: usize) {
+        (self.stats.0)
+            .bytes_out
+            .fetch_add(n as u64, Ordering::Relaxed);
     }
 }
 

@@ -43,6 +43,8 @@ mod frame_reader;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod json;
+#[cfg(any(feature = "server", feature = "http"))]
+pub mod metrics;
 mod pool;
 mod read;
 pub mod rpc;
@@ -50,6 +52,8 @@ mod scalar;
 #[cfg(feature = "server")]
 pub mod server;
 pub mod service;
+#[cfg(any(feature = "server", feature = "http"))]
+pub mod shutdown;
 #[cfg(feature = "tls")]
 pub mod tls;
 pub mod transport;

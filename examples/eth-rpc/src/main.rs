@@ -1,4 +1,4 @@
-//! `eth-rpc`: serve `eth_getBalance` over ZAP/TCP and JSON-RPC/HTTP until Ctrl-C.
+//! `eth-rpc`: serve `eth_getBalance` over ZAP/TCP and JSON-RPC/HTTP until SIGTERM or Ctrl-C.
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use eth_rpc::{Config, Servers};
 use zap_runtime::json::to_hex;
+use zap_runtime::shutdown::Shutdown;
 use zap_runtime::tls::{ServerTls, TlsError};
 
 /// What `--help` shows after the options.
@@ -40,7 +41,10 @@ TLS (both ports, one certificate):
   RUST_LOG=zap_runtime=debug logs the group each handshake agreed on.
 
 Logs go to stderr; RUST_LOG sets the level (default info, e.g. RUST_LOG=debug).
-Ctrl-C stops both servers gracefully: requests in flight are answered first.";
+SIGTERM (kill, systemd, Docker, Kubernetes) and Ctrl-C stop both servers gracefully:
+GET /health turns 503 at once (GET /health/live stays 200), both ports keep serving for
+--readiness-grace, then stop accepting, answer the requests in flight and exit 0.
+A second signal exits at once.";
 
 /// Serve eth_getBalance over an in-memory ledger, on ZAP/TCP and on JSON-RPC over HTTP.
 #[derive(Debug, Parser)]
@@ -72,6 +76,10 @@ struct Args {
     /// With TLS, also accept TLS 1.2 (default: TLS 1.3 only).
     #[arg(long, requires = "tls_cert")]
     tls12: bool,
+    /// On SIGTERM or Ctrl-C, keep serving this many seconds with GET /health answering
+    /// 503 (so a load balancer stops sending new work) before draining and exiting.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    readiness_grace: f64,
 }
 
 impl Args {
@@ -126,6 +134,10 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     config.zap.tls.clone_from(&tls);
     config.http.tls.clone_from(&tls);
+    let grace = std::time::Duration::try_from_secs_f64(args.readiness_grace)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    let shutdown = Shutdown::on_signals(grace)?;
+    config.http.readiness = shutdown.readiness();
     let servers = Servers::bind(config).await?;
     let http = servers.http_addr();
     let (scheme, curl_tls) = match &tls {
@@ -137,7 +149,7 @@ async fn run(args: Args) -> std::io::Result<()> {
         %http,
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
-        "eth-rpc serving; Ctrl-C stops"
+        "eth-rpc serving; SIGTERM or Ctrl-C stops"
     );
     if let Some(address) = eth_rpc::LedgerEth::default().ledger().address(0) {
         tracing::info!(
@@ -146,11 +158,5 @@ async fn run(args: Args) -> std::io::Result<()> {
             to_hex(address)
         );
     }
-    servers
-        .serve(async {
-            if let Err(e) = tokio::signal::ctrl_c().await {
-                tracing::error!("cannot listen for Ctrl-C ({e}); stopping");
-            }
-        })
-        .await
+    servers.serve(shutdown.stopped()).await
 }

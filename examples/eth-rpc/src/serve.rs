@@ -9,6 +9,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use zap_runtime::http::{HttpConfig, HttpServer};
+use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::server::{Server, ServerConfig, ServerStats};
 
 use crate::eth::EthService;
@@ -45,8 +46,8 @@ impl Default for Config {
 /// but not yet serving; one [`EthService`] behind both.
 #[derive(Debug)]
 pub struct Servers {
-    zap: Server<EthService<LedgerEth>>,
-    http: HttpServer<EthService<LedgerEth>>,
+    zap: Server<Metered<EthService<LedgerEth>>>,
+    http: HttpServer<Metered<EthService<LedgerEth>>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
@@ -58,16 +59,23 @@ async fn bind(addr: SocketAddr, what: &str) -> io::Result<TcpListener> {
 }
 
 impl Servers {
-    /// Bind the ZAP/TCP and HTTP listeners of `config`.
-    pub async fn bind(config: Config) -> io::Result<Servers> {
+    /// Bind the ZAP/TCP and HTTP listeners of `config`. Calls and connections of both
+    /// are counted in `config.http.metrics` (new ones if `None`), served at
+    /// `GET /metrics`.
+    pub async fn bind(mut config: Config) -> io::Result<Servers> {
         let zap = bind(config.zap_addr, "ZAP/TCP").await?;
         let http = bind(config.http_addr, "HTTP").await?;
         let service = Arc::new(EthService::new(config.handler));
-        Ok(Servers {
-            zap: Server::new(zap, service.clone(), config.zap),
-            http: HttpServer::new(http, service, config.http),
+        let metrics = config.http.metrics.get_or_insert_with(Metrics::new).clone();
+        let metered = |transport| Arc::new(Metered::new(service.clone(), &metrics, transport));
+        let servers = Servers {
+            zap: Server::new(zap, metered("zap"), config.zap),
+            http: HttpServer::new(http, metered("http"), config.http),
             config_addrs: (config.zap_addr, config.http_addr),
-        })
+        };
+        metrics.register_server("zap", servers.zap_stats());
+        metrics.register_server("http", servers.http_stats());
+        Ok(servers)
     }
 
     /// The bound ZAP/TCP address.

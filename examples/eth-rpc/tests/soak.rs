@@ -15,8 +15,13 @@
 //! For the raw connections the answers must be exactly the first k calls sent, in order:
 //! the server answered everything it read and dropped nothing in between. No call may
 //! time out, and the servers must finish draining. `answered + closed == sent`.
+//!
+//! A second soak spends the same budget through the balanced client over three real
+//! `eth-rpc` processes, one of them drained with SIGTERM and started again mid-run (see
+//! [`soak_balanced_over_three_servers_one_restarted`]).
 
 mod harness;
+mod process;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
@@ -45,23 +50,149 @@ const BATCH: u64 = 50;
 /// Silence that counts as a lost answer (generous: a loaded 2-core machine).
 const SILENCE: Duration = Duration::from_secs(30);
 
-#[test]
-fn soak_then_graceful_shutdown_mid_load() {
+/// The budget of calls (`SOAK_CALLS`, default 20 000) and the time the soak may take.
+fn budget() -> (u64, Duration) {
     let calls = std::env::var("SOAK_CALLS")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(DEFAULT_CALLS);
-    let limit = Duration::from_secs(180.max(calls / 2_000));
+    (calls, Duration::from_secs(180.max(calls / 2_000)))
+}
+
+/// Run `soak` on a 2-thread runtime, within `limit`.
+fn soak_within<F: std::future::Future<Output = ()>>(limit: Duration, soak: F) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("a runtime");
     rt.block_on(async {
-        tokio::time::timeout(limit, run(calls))
+        tokio::time::timeout(limit, soak)
             .await
             .unwrap_or_else(|_| panic!("the soak finishes within {limit:?}"));
     });
+}
+
+#[test]
+fn soak_then_graceful_shutdown_mid_load() {
+    let (calls, limit) = budget();
+    soak_within(limit, run(calls));
+}
+
+/// The same budget through the balanced client (`zap_runtime::client::Balanced`, the
+/// generated `EthClient` on top) over three real `eth-rpc` processes, 32 concurrent
+/// callers. When a quarter has been answered one server gets SIGTERM (it drains and
+/// exits 0) and is started again on the same ports; the second half of the budget is
+/// released once the balancer has it back, so that it serves again. getBalance is
+/// declared idempotent: every call must end answered right, none failed.
+#[test]
+fn soak_balanced_over_three_servers_one_restarted() {
+    let (calls, limit) = budget();
+    soak_within(limit, balanced(calls));
+}
+
+async fn balanced(calls: u64) {
+    use eth_rpc::eth::EthClient;
+    use zap_runtime::client::{BalanceConfig, Balanced, ReconnectConfig, Retry};
+
+    let args = ["--readiness-grace", "0.2"];
+    let mut servers = Vec::new();
+    for _ in 0..3 {
+        servers.push(process::EthRpc::start(&args).await);
+    }
+    let config = BalanceConfig {
+        endpoint: ReconnectConfig {
+            backoff_min: Duration::from_millis(10),
+            backoff_max: Duration::from_millis(200),
+            ..ReconnectConfig::default()
+        },
+        retry: Retry::idempotent(&[GET_BALANCE], 5),
+        ..BalanceConfig::default()
+    };
+    let balanced = Balanced::new(servers.iter().map(|s| s.zap.to_string()), config);
+    assert!(
+        balanced.ready(3, Duration::from_secs(30)).await,
+        "all three connect"
+    );
+    let client = Arc::new(EthClient::new(balanced.clone()));
+    let load = Arc::new(Load::default());
+    let first_half = calls / 2;
+    load.budget.store(first_half, Ordering::Relaxed);
+    let (release, released) = tokio::sync::watch::channel(false);
+    let started = Instant::now();
+    let callers: Vec<_> = (0..32u64)
+        .map(|caller| {
+            let (client, load, mut released) = (client.clone(), load.clone(), released.clone());
+            tokio::spawn(async move {
+                let ledger = eth_rpc::ledger::Ledger::default();
+                let mut failed = Vec::new();
+                let mut n = 0;
+                loop {
+                    if load.take(1) == 0 {
+                        if *released.borrow_and_update() {
+                            break;
+                        }
+                        // Wait for the second half of the budget.
+                        let _ = released.changed().await;
+                        continue;
+                    }
+                    match process::checked_call(&client, &ledger, caller, n).await {
+                        Ok(()) => {
+                            load.answered.fetch_add(1, Ordering::Relaxed);
+                        }
+                        Err(e) => failed.push(format!("{caller}/{n}: {e}")),
+                    }
+                    n += 1;
+                }
+                failed
+            })
+        })
+        .collect();
+
+    let mut tick = tokio::time::interval(Duration::from_millis(5));
+    while load.answered.load(Ordering::Relaxed) < calls / 4 {
+        tick.tick().await;
+    }
+    let restart_at = started.elapsed();
+    let (zap, http) = (servers[1].zap, servers[1].http);
+    servers[1].kill("TERM");
+    let status = servers[1].wait().await;
+    assert!(status.success(), "the drained server exits 0, got {status}");
+    servers[1] = process::EthRpc::start_on(&zap.to_string(), &http.to_string(), &args).await;
+    assert!(
+        balanced.ready(3, Duration::from_secs(30)).await,
+        "readmitted"
+    );
+    let restarted_at = started.elapsed();
+    load.budget.fetch_add(calls - first_half, Ordering::Relaxed);
+    let _ = release.send(true);
+
+    let mut failed = Vec::new();
+    for caller in callers {
+        failed.extend(caller.await.expect("no wrong answer"));
+    }
+    let elapsed = started.elapsed();
+    let mut served = Vec::new();
+    for server in &servers {
+        served.push(process::zap_calls(server.http).await);
+    }
+    let answered = load.answered.load(Ordering::Relaxed);
+    eprintln!(
+        "balanced soak: {answered} of {calls} calls answered right in {:.2} s ({:.0} calls/s) \
+         over 3 servers; server 2 got SIGTERM at {:.2} s and was readmitted at {:.2} s; \
+         calls served since their start: {served:?}; {} failed",
+        elapsed.as_secs_f64(),
+        answered as f64 / elapsed.as_secs_f64(),
+        restart_at.as_secs_f64(),
+        restarted_at.as_secs_f64(),
+        failed.len()
+    );
+    assert!(
+        failed.is_empty(),
+        "failed calls: {:?}",
+        &failed[..failed.len().min(5)]
+    );
+    assert_eq!(answered, calls, "every call answered right");
 }
 
 /// The shared budget of calls and the progress counters.

@@ -24,9 +24,14 @@
 //! # }
 //! ```
 
+pub mod balance;
 mod io;
 mod node;
+pub mod reconnect;
 mod shared;
+
+pub use balance::{BalanceConfig, Balanced, EndpointHealth};
+pub use reconnect::{ReconnectConfig, Reconnecting, Retry};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -259,6 +264,11 @@ impl Client {
     /// [`ClientError::Closed`]).
     pub fn is_closed(&self) -> bool {
         self.inner.shared.is_closed()
+    }
+
+    /// Resolves once the connection is closed (by either side, or a failed socket).
+    pub async fn closed(&self) {
+        self.inner.shared.closed.cancelled().await;
     }
 
     /// Take a fresh PromiseID (never 0; wraps after 2³² − 1 calls). Use it with

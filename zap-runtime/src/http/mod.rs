@@ -28,8 +28,10 @@
 //! JSON-RPC name (`eth_getBalance`), the call runs through [`Service::call`], exactly
 //! like a ZAP/TCP call. Batch members run one after another, in order; notifications
 //! (no `"id"`) run too but get no entry in the answer. `GET /health` answers
-//! `{"status":"ok"}`. `GET /` (or `/index.html`) serves the explorer, a page that lists
-//! the methods `rpc.discover` describes and calls them from a form (docs/openrpc.md).
+//! `{"status":"ok"}` (503 once draining, see [`HttpConfig::readiness`]), `GET /health/live`
+//! always 200, and `GET /metrics` the Prometheus text of [`HttpConfig::metrics`].
+//! `GET /` (or `/index.html`) serves the explorer, a page that lists the methods
+//! `rpc.discover` describes and calls them from a form (docs/openrpc.md).
 //!
 //! # HTTP status codes
 //!
@@ -37,11 +39,12 @@
 //! | --- | --- |
 //! | 200 | every JSON-RPC answer, **including JSON-RPC errors** (the usual convention: the error is in the body) |
 //! | 204 | the request was a notification, or a batch of notifications only: no body |
-//! | 404 | a path other than `/rpc`, `/health`, `/` and `/index.html` |
-//! | 405 | `/rpc` with a method other than POST, `/health` and `/index.html` with other than GET/HEAD, `/` with other than GET/HEAD/POST (with an `Allow` header) |
+//! | 404 | a path other than `/rpc`, `/health`, `/health/live`, `/`, `/index.html` and (with [`HttpConfig::metrics`]) `/metrics` |
+//! | 405 | `/rpc` with a method other than POST, `/health`, `/health/live` and `/index.html` with other than GET/HEAD, `/` with other than GET/HEAD/POST (with an `Allow` header) |
 //! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
 //! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
 //! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
+//! | 503 | `GET /health` once draining has started ([`HttpConfig::readiness`]); `GET /health/live` stays 200 |
 //!
 //! The 408, 413 and 415 answers carry a JSON-RPC error body (`"id": null`, -32600) with
 //! the reason, so JSON-RPC clients can show it.
@@ -128,6 +131,13 @@ pub struct HttpConfig {
     /// the connection and is counted in [`ServerStats::tls`].
     #[cfg(feature = "tls")]
     pub tls: Option<crate::tls::ServerTls>,
+    /// What `GET /health` reports: 200 while ready, 503 once draining has started (see
+    /// [`Shutdown`](crate::shutdown::Shutdown)). `GET /health/live` answers 200 either
+    /// way. Default: a state of its own, always ready.
+    pub readiness: crate::shutdown::Readiness,
+    /// Served at `GET /metrics` in the Prometheus text format (see
+    /// [`metrics`](crate::metrics)); `None` (the default): 404 there.
+    pub metrics: Option<crate::metrics::Metrics>,
 }
 
 impl HttpConfig {
@@ -152,6 +162,8 @@ impl Default for HttpConfig {
             authorize: None,
             #[cfg(feature = "tls")]
             tls: None,
+            readiness: crate::shutdown::Readiness::new(),
+            metrics: None,
         }
     }
 }

@@ -11,6 +11,7 @@ use hyper::{Method, Request, Response, StatusCode};
 
 use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use super::HttpConfig;
+use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;
 
@@ -29,10 +30,23 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
         // Ethereum tools (web3.py, ethers) post to the URL they are given, usually `/`.
         ("/rpc" | "/", &Method::POST) => rpc(shared, req).await,
         ("/rpc", _) => method_not_allowed("POST"),
-        ("/health", &Method::GET | &Method::HEAD) => {
-            json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}"))
+        ("/health", &Method::GET | &Method::HEAD) => match shared.config.readiness.is_draining() {
+            false => json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}")),
+            true => json(
+                StatusCode::SERVICE_UNAVAILABLE,
+                Bytes::from_static(b"{\"status\":\"draining\"}"),
+            ),
+        },
+        ("/health/live", &Method::GET | &Method::HEAD) => json(
+            StatusCode::OK,
+            Bytes::from_static(b"{\"status\":\"alive\"}"),
+        ),
+        ("/health" | "/health/live", _) => method_not_allowed("GET, HEAD"),
+        ("/metrics", &Method::GET) if shared.config.metrics.is_some() => {
+            let text = shared.config.metrics.as_ref().map(Metrics::encode);
+            let body = Bytes::from(text.unwrap_or_default());
+            with_type(StatusCode::OK, body, Metrics::CONTENT_TYPE)
         }
-        ("/health", _) => method_not_allowed("GET, HEAD"),
         ("/" | "/index.html", &Method::GET | &Method::HEAD) => super::explorer::page(),
         ("/", _) => method_not_allowed("GET, HEAD, POST"),
         ("/index.html", _) => method_not_allowed("GET, HEAD"),

@@ -16,7 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
 use super::HttpConfig;
-use crate::accept::{Bound, Limits};
+use crate::accept::{Bound, Counted, Limits};
 use crate::service::Service;
 use crate::BuilderPool;
 
@@ -46,14 +46,13 @@ impl<S: Service> Bound<S, HttpConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
+        let stats = self.stats();
         #[cfg(feature = "tls")]
-        let (stats, tls) = (
-            self.stats(),
-            self.config
-                .tls
-                .as_ref()
-                .map(|tls| tls.with_default_alpn(b"http/1.1")),
-        );
+        let tls = self
+            .config
+            .tls
+            .as_ref()
+            .map(|tls| tls.with_default_alpn(b"http/1.1"));
         self.accept_and_drain(limits, shutdown, |service, config, shutdown| {
             let shared = Arc::new(Shared {
                 service,
@@ -64,8 +63,9 @@ impl<S: Service> Bound<S, HttpConfig> {
                 // Answers are small and written whole: do not let Nagle hold them back.
                 let _ = stream.set_nodelay(true);
                 let (shared, shutdown) = (Arc::clone(&shared), shutdown.clone());
+                let stats = stats.clone();
                 #[cfg(feature = "tls")]
-                let (stats, tls) = (stats.clone(), tls.clone());
+                let tls = tls.clone();
                 async move {
                     // The handshake runs in the connection's own task, never in the
                     // accept loop.
@@ -76,8 +76,10 @@ impl<S: Service> Bound<S, HttpConfig> {
                         else {
                             return;
                         };
+                        let stream = Counted::new(stream, &stats);
                         return serve_connection(shared, stream, peer, shutdown).await;
                     }
+                    let stream = Counted::new(stream, &stats);
                     serve_connection(shared, stream, peer, shutdown).await
                 }
             }

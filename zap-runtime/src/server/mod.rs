@@ -83,7 +83,7 @@ use std::time::Duration;
 
 use tokio::net::{TcpListener, TcpStream};
 
-use crate::accept::Limits;
+use crate::accept::{Counted, Limits};
 
 use crate::frame::node::{NodeId, NODE_DEFAULT_MAX_FRAME};
 use crate::frame::DEFAULT_MAX_FRAME;
@@ -176,7 +176,6 @@ impl<S: Service> Bound<S, ServerConfig> {
             max_connections: self.config.max_connections,
             drain_timeout: self.config.drain_timeout,
         };
-        #[cfg(feature = "tls")]
         let stats = self.stats();
         self.accept_and_drain(limits, shutdown, |service, mut config, shutdown| {
             config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
@@ -185,7 +184,6 @@ impl<S: Service> Bound<S, ServerConfig> {
                 let _ = stream.set_nodelay(true);
                 let (service, config, shutdown) =
                     (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
-                #[cfg(feature = "tls")]
                 let stats = stats.clone();
                 async move {
                     // The handshake runs here, in the connection's own task: a slow or
@@ -197,8 +195,10 @@ impl<S: Service> Bound<S, ServerConfig> {
                         else {
                             return;
                         };
+                        let stream = Counted::new(stream, &stats);
                         return conn::run(stream, peer, &*service, &config, &shutdown).await;
                     }
+                    let stream = Counted::new(stream, &stats);
                     conn::run(stream, peer, &*service, &config, &shutdown).await
                 }
             }

@@ -472,9 +472,7 @@ fn read_list(
         (Type::Bytes, _) => list.framed().map(|b| Value::String(to_hex(b))).collect(),
         (Type::BytesFixed(n), _) => {
             let n = *n as usize;
-            list.objects(n)
-                .map(|o| fixed_hex(o, 0, n))
-                .collect()
+            list.objects(n).map(|o| fixed_hex(o, 0, n)).collect()
         }
         (Type::Scalar(s), _) => list
             .objects(s.width() as usize)

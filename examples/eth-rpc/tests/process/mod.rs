@@ -1,0 +1,200 @@
+//! The real `eth-rpc` binary as a child process: started on the addresses asked for
+//! (port 0 by default), its bound addresses read from its own log line, signalled with
+//! the real `kill`, its `/health` polled.
+
+#![allow(dead_code)] // each test file uses a different part
+
+use std::net::SocketAddr;
+use std::process::{ExitStatus, Stdio};
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+/// One running `eth-rpc` process.
+pub struct EthRpc {
+    child: Child,
+    pub pid: u32,
+    pub zap: SocketAddr,
+    pub http: SocketAddr,
+    /// Its log (stderr), line by line, from after the "serving" line.
+    pub log: tokio::sync::mpsc::UnboundedReceiver<String>,
+}
+
+/// The address `key=ADDR` in a log line.
+fn addr_in(line: &str, key: &str) -> Option<SocketAddr> {
+    line.split_whitespace()
+        .find_map(|word| word.strip_prefix(key))
+        .and_then(|a| a.parse().ok())
+}
+
+impl EthRpc {
+    /// `eth-rpc` on 127.0.0.1 port 0 (both ports) with `extra` arguments.
+    pub async fn start(extra: &[&str]) -> EthRpc {
+        EthRpc::start_on("127.0.0.1:0", "127.0.0.1:0", extra).await
+    }
+
+    /// `eth-rpc --zap-addr ZAP --http-addr HTTP` with `extra` arguments; returns once it
+    /// serves (its "eth-rpc serving" log line).
+    pub async fn start_on(zap: &str, http: &str, extra: &[&str]) -> EthRpc {
+        EthRpc::start_logging(zap, http, extra, "info").await
+    }
+
+    /// As [`start_on`](EthRpc::start_on) with `RUST_LOG=filter`; the log lines after the
+    /// "serving" one can be read from [`log`](EthRpc::log).
+    pub async fn start_logging(zap: &str, http: &str, extra: &[&str], filter: &str) -> EthRpc {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
+            .args(["--zap-addr", zap, "--http-addr", http])
+            .args(extra)
+            .env("RUST_LOG", filter)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("run the eth-rpc binary");
+        let pid = child.id().expect("a running child has a pid");
+        let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        let (zap, http) = loop {
+            let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+                .await
+                .expect("eth-rpc logs within 30 s")
+                .expect("read eth-rpc's log")
+                .expect("eth-rpc exited before serving");
+            if line.contains("eth-rpc serving") {
+                break (
+                    addr_in(&line, "zap=").expect("zap address in the log"),
+                    addr_in(&line, "http=").expect("http address in the log"),
+                );
+            }
+        };
+        // Keep draining the log so the server never blocks on a full pipe.
+        let (forward, log) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                let _ = forward.send(line);
+            }
+        });
+        EthRpc {
+            child,
+            pid,
+            zap,
+            http,
+            log,
+        }
+    }
+
+    /// Send `signal` (`TERM`, `INT`, `KILL`) with the real `kill` command.
+    pub fn kill(&self, signal: &str) {
+        let status = std::process::Command::new("kill")
+            .arg(format!("-{signal}"))
+            .arg(self.pid.to_string())
+            .status()
+            .expect("run kill");
+        assert!(status.success(), "kill -{signal} {} failed", self.pid);
+    }
+
+    /// The HTTP status of `GET path`, or `None` when the port does not answer.
+    pub async fn get(&self, path: &str) -> Option<u16> {
+        get_status(self.http, path).await
+    }
+
+    /// Poll `GET /health` until it answers `status`.
+    pub async fn until_health(&self, status: u16) {
+        let mut tick = tokio::time::interval(Duration::from_millis(10));
+        loop {
+            tick.tick().await;
+            if self.get("/health").await == Some(status) {
+                return;
+            }
+        }
+    }
+
+    /// Wait for the process to exit: its status.
+    pub async fn wait(&mut self) -> ExitStatus {
+        tokio::time::timeout(Duration::from_secs(60), self.child.wait())
+            .await
+            .expect("eth-rpc exits within 60 s")
+            .expect("wait for eth-rpc")
+    }
+}
+
+/// The HTTP status of `GET path` at `addr` (one request, `Connection: close`), or
+/// `None` when nothing answers there or the connection breaks.
+pub async fn get_status(addr: SocketAddr, path: &str) -> Option<u16> {
+    let answer = get(addr, path).await?;
+    // "HTTP/1.1 200 OK"
+    answer.get(9..12)?.parse().ok()
+}
+
+/// The whole answer to `GET path` at `addr` (one request, `Connection: close`), or
+/// `None` when nothing answers there or the connection breaks.
+async fn get(addr: SocketAddr, path: &str) -> Option<String> {
+    let mut stream = TcpStream::connect(addr).await.ok()?;
+    let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    stream.write_all(head.as_bytes()).await.ok()?;
+    let mut answer = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), stream.read_to_end(&mut answer))
+        .await
+        .ok()?
+        .ok()?;
+    String::from_utf8(answer).ok()
+}
+
+/// One `eth_getBalance` call through `client` for caller `caller`'s `n`-th call (a
+/// seeded account, a block number and an id of its own), its answer checked against
+/// the ledger: `Err` only for a failed call, a panic for a wrong answer.
+pub async fn checked_call<T: zap_runtime::Transport>(
+    client: &eth_rpc::eth::EthClient<T>,
+    ledger: &eth_rpc::ledger::Ledger,
+    caller: u64,
+    n: u64,
+) -> Result<(), zap_runtime::ClientError> {
+    let account = *ledger
+        .address(((caller * 7919 + n) % 1000) as usize)
+        .expect("a seeded account");
+    let id = caller << 32 | n;
+    let request = eth_rpc::eth::BalanceRequest {
+        id,
+        block: n,
+        account,
+    };
+    let answer = client.get_balance(&request).await?;
+    assert_eq!(answer.id, id, "the answer to this call");
+    assert_eq!(answer.balance, ledger.account(&account).balance);
+    assert_eq!(answer.nonce, ledger.account(&account).nonce);
+    assert_eq!(answer.block_hash, eth_rpc::ledger::block_hash(n));
+    Ok(())
+}
+
+/// `zap_calls_total` of `getBalance` over ZAP/TCP on the server at `http`, read from
+/// its `/metrics` (0 when it does not answer).
+pub async fn zap_calls(http: SocketAddr) -> u64 {
+    calls(http, "zap").await
+}
+
+/// `zap_calls_total` of `getBalance` over `transport` (`zap`, `http`) on the server at
+/// `http`, read from its `/metrics` (0 when it does not answer).
+pub async fn calls(http: SocketAddr, transport: &str) -> u64 {
+    let transport = format!("transport=\"{transport}\"");
+    let Some(text) = get_body(http, "/metrics").await else {
+        return 0;
+    };
+    text.lines()
+        .find(|l| {
+            l.starts_with("zap_calls_total{")
+                && l.contains("method=\"getBalance\"")
+                && l.contains(&transport)
+        })
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The body of `GET path` at `addr` as text, or `None`.
+pub async fn get_body(addr: SocketAddr, path: &str) -> Option<String> {
+    let answer = get(addr, path).await?;
+    answer
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+}

@@ -1,0 +1,353 @@
+//! A client over several servers: [`Balanced`] sends each call to one of a static list
+//! of endpoints, chosen by `tower`'s power-of-two-choices balancer
+//! (`tower::balance::p2c`, fed by `tower::discover::ServiceList`) over their calls in
+//! flight (`tower::load::PendingRequests`).
+//!
+//! Each endpoint is a [`Reconnecting`] connection with a health state:
+//!
+//! * **Not ready while disconnected.** An endpoint whose connection is lost (its server
+//!   was killed, restarted, or drained) is skipped by the balancer until it reconnects
+//!   (jittered, bounded exponential backoff); calls go to the others at once.
+//! * **Ejected after consecutive failures.** [`BalanceConfig::eject_after`] calls in a
+//!   row that fail on the connection (closed, i/o error, timeout) eject the endpoint
+//!   even if it stays connected; a probe (a call to an ordinal no service has, which a
+//!   live server answers 404) every [`BalanceConfig::probe_interval`] readmits it once
+//!   it answers.
+//! * **Fail fast.** With no endpoint healthy, a call fails at once with
+//!   [`ClientError::Closed`]; it never queues for a server that may not come back.
+//! * **Retry** of the caller's idempotent methods ([`Retry`]) goes through the
+//!   balancer again, so it lands on another endpoint when its own was lost.
+//!
+//! [`Balanced`] implements [`Transport`]: the generated clients run on it unchanged
+//! (`EthClient::new(balanced)`).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use tokio::sync::{mpsc, oneshot};
+use tower::balance::p2c::Balance;
+use tower::discover::ServiceList;
+use tower::load::{CompleteOnResponse, PendingRequests};
+use tower::{BoxError, Service};
+
+use super::reconnect::{is_connection, ReconnectConfig, Reconnecting, Retry};
+use crate::transport::{ClientError, Transport};
+
+/// Settings of a [`Balanced`] client.
+#[derive(Clone, Debug)]
+pub struct BalanceConfig {
+    /// Settings of each endpoint's connection (timeouts, backoff, TLS). Its `retry` is
+    /// ignored: [`BalanceConfig::retry`] applies, across endpoints.
+    pub endpoint: ReconnectConfig,
+    /// Calls failing on the connection in a row that eject an endpoint (default 3).
+    pub eject_after: u32,
+    /// How often an ejected endpoint is probed (default 500 ms).
+    pub probe_interval: Duration,
+    /// Which calls are sent again, through the balancer, after a connection failure.
+    pub retry: Retry,
+    /// Calls queued for the balancer at most (default 1024).
+    pub queue: usize,
+}
+
+impl Default for BalanceConfig {
+    fn default() -> Self {
+        BalanceConfig {
+            endpoint: ReconnectConfig::default(),
+            eject_after: 3,
+            probe_interval: Duration::from_millis(500),
+            retry: Retry::default(),
+            queue: 1024,
+        }
+    }
+}
+
+/// One call, as the balancer carries it.
+#[derive(Debug)]
+struct Call {
+    ordinal: u32,
+    payload: Arc<[u8]>,
+}
+
+type CallFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, ClientError>> + Send>>;
+type Balancer = Balance<ServiceList<Vec<PendingRequests<Endpoint, CompleteOnResponse>>>, Call>;
+
+/// What [`Balanced::health`] reports of one endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EndpointHealth {
+    /// The endpoint's address.
+    pub addr: String,
+    /// Whether a connection is up.
+    pub connected: bool,
+    /// Whether it is ejected (failing calls) and waiting for a probe to readmit it.
+    pub ejected: bool,
+}
+
+/// The health of one endpoint, shared by its balancer service and its probe.
+#[derive(Debug)]
+struct Health {
+    conn: Reconnecting,
+    failures: AtomicU32,
+    ejected: AtomicBool,
+    eject_after: u32,
+    probe_interval: Duration,
+}
+
+impl Health {
+    fn is_up(&self) -> bool {
+        !self.ejected.load(Ordering::Relaxed) && self.conn.is_connected()
+    }
+
+    /// Count a call's outcome; eject on the `eject_after`-th connection failure in a
+    /// row and start probing.
+    fn record(self: &Arc<Self>, result: &Result<Vec<u8>, ClientError>) {
+        match result {
+            Err(e) if is_connection(e) => {
+                let failures = self.failures.fetch_add(1, Ordering::Relaxed) + 1;
+                if failures >= self.eject_after && !self.ejected.swap(true, Ordering::Relaxed) {
+                    tracing::warn!(
+                        addr = self.conn.addr(),
+                        failures,
+                        "ejecting the endpoint: {e}"
+                    );
+                    tokio::spawn(probe(self.clone()));
+                }
+            }
+            _ => self.failures.store(0, Ordering::Relaxed),
+        }
+    }
+}
+
+/// Probe an ejected endpoint until it answers, then readmit it.
+async fn probe(health: Arc<Health>) {
+    let mut tick = tokio::time::interval(health.probe_interval);
+    tick.tick().await;
+    loop {
+        tick.tick().await;
+        if Arc::strong_count(&health) == 1 {
+            return; // the client is gone
+        }
+        // No method has ordinal u32::MAX: a live server answers it 404.
+        match health.conn.call_once(u32::MAX, b"").await {
+            Err(e) if is_connection(&e) => continue,
+            _ => break,
+        }
+    }
+    health.failures.store(0, Ordering::Relaxed);
+    health.ejected.store(false, Ordering::Relaxed);
+    tracing::info!(
+        addr = health.conn.addr(),
+        "endpoint answers again: readmitted"
+    );
+    // Wake the balancer, which waits for this endpoint to become ready.
+    health.conn.poke();
+}
+
+/// One endpoint as a `tower` service: ready while healthy.
+#[derive(Debug)]
+struct Endpoint(Arc<Health>);
+
+impl Service<Call> for Endpoint {
+    type Response = Vec<u8>;
+    type Error = ClientError;
+    type Future = CallFuture;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ClientError>> {
+        // Register first, so a change between the check and the registration wakes us.
+        self.0.conn.wake_on_change(cx.waker());
+        if self.0.is_up() {
+            Poll::Ready(Ok(()))
+        } else {
+            Poll::Pending
+        }
+    }
+
+    fn call(&mut self, call: Call) -> CallFuture {
+        let health = self.0.clone();
+        Box::pin(async move {
+            let result = health.conn.call_once(call.ordinal, &call.payload).await;
+            health.record(&result);
+            result
+        })
+    }
+}
+
+/// A client balanced over several servers (see the [module docs](self)). Cloning is
+/// cheap and shares the endpoints and the balancer.
+#[derive(Clone)]
+pub struct Balanced {
+    jobs: mpsc::Sender<Job>,
+    endpoints: Arc<[Arc<Health>]>,
+    retry: Retry,
+    call_timeout: Duration,
+}
+
+impl Balanced {
+    /// Balance over `addrs` (each `host:port`), connecting to all of them in the
+    /// background; returns at once (see [`Balanced::ready`]). Must be called within a
+    /// tokio runtime.
+    pub fn new<A: Into<String>>(addrs: impl IntoIterator<Item = A>, config: BalanceConfig) -> Self {
+        let mut endpoint = config.endpoint.clone();
+        endpoint.retry = Retry::default();
+        let endpoints: Arc<[Arc<Health>]> = addrs
+            .into_iter()
+            .map(|addr| {
+                Arc::new(Health {
+                    conn: Reconnecting::new(addr, endpoint.clone()),
+                    failures: AtomicU32::new(0),
+                    ejected: AtomicBool::new(false),
+                    eject_after: config.eject_after.max(1),
+                    probe_interval: config.probe_interval,
+                })
+            })
+            .collect();
+        let services = endpoints
+            .iter()
+            .map(|h| PendingRequests::new(Endpoint(h.clone()), CompleteOnResponse::default()))
+            .collect::<Vec<_>>();
+        let balancer: Balancer = Balance::new(ServiceList::new(services));
+        let (jobs, queued) = mpsc::channel(config.queue.max(1));
+        tokio::spawn(run_balancer(balancer, queued));
+        Balanced {
+            jobs,
+            endpoints,
+            retry: config.retry,
+            call_timeout: config.endpoint.client.call_timeout,
+        }
+    }
+
+    /// Wait until at least `n` endpoints are healthy, at most `limit`; whether they are.
+    pub async fn ready(&self, n: usize, limit: Duration) -> bool {
+        let wait = async {
+            let mut tick = tokio::time::interval(Duration::from_millis(5));
+            while self.healthy() < n {
+                tick.tick().await;
+            }
+        };
+        tokio::time::timeout(limit, wait).await.is_ok()
+    }
+
+    /// How many endpoints are healthy now (connected and not ejected).
+    pub fn healthy(&self) -> usize {
+        self.endpoints.iter().filter(|h| h.is_up()).count()
+    }
+
+    /// The state of each endpoint, in the order given.
+    pub fn health(&self) -> Vec<EndpointHealth> {
+        self.endpoints
+            .iter()
+            .map(|h| EndpointHealth {
+                addr: h.conn.addr().to_string(),
+                connected: h.conn.is_connected(),
+                ejected: h.ejected.load(Ordering::Relaxed),
+            })
+            .collect()
+    }
+
+    async fn call_once(&self, ordinal: u32, payload: &Arc<[u8]>) -> Result<Vec<u8>, ClientError> {
+        if self.healthy() == 0 {
+            return Err(ClientError::Closed(format!(
+                "no endpoint is available (of {})",
+                self.endpoints.len()
+            )));
+        }
+        let call = Call {
+            ordinal,
+            payload: payload.clone(),
+        };
+        tokio::time::timeout(self.call_timeout, self.dispatch(call))
+            .await
+            .unwrap_or(Err(ClientError::Timeout(self.call_timeout)))
+    }
+}
+
+impl Balanced {
+    /// The call through the balancer's task.
+    async fn dispatch(&self, call: Call) -> Result<Vec<u8>, ClientError> {
+        let (reply, answer) = oneshot::channel();
+        let stopped = || ClientError::Closed("the balancer stopped".into());
+        self.jobs
+            .send(Job { call, reply })
+            .await
+            .map_err(|_| stopped())?;
+        answer.await.unwrap_or_else(|_| Err(stopped()))
+    }
+}
+
+/// A call for the balancer's task, and where its answer goes.
+struct Job {
+    call: Call,
+    reply: oneshot::Sender<Result<Vec<u8>, ClientError>>,
+}
+
+/// The balancer's task: for each call, wait until an endpoint is ready, hand the call
+/// to it, and let the answer come back on its own task (calls run concurrently).
+async fn run_balancer(mut balancer: Balancer, mut jobs: mpsc::Receiver<Job>) {
+    while let Some(Job { call, reply }) = jobs.recv().await {
+        if let Err(e) = std::future::poll_fn(|cx| balancer.poll_ready(cx)).await {
+            let _ = reply.send(Err(error(e)));
+            continue;
+        }
+        let answer = boxed(balancer.call(call));
+        tokio::spawn(async move {
+            let _ = reply.send(answer.await);
+        });
+    }
+}
+
+/// The balancer's answer future, boxed with its error back to a [`ClientError`] (in a
+/// plain function: `tower`'s future names `fn` pointer types that an `async` block
+/// cannot prove `Send` for every lifetime).
+fn boxed(answer: <Balancer as Service<Call>>::Future) -> CallFuture {
+    Box::pin(ErrorBack(answer))
+}
+
+/// A balancer future whose error is turned back into a [`ClientError`].
+struct ErrorBack<F>(F);
+
+impl<F: Future<Output = Result<Vec<u8>, BoxError>> + Unpin> Future for ErrorBack<F> {
+    type Output = Result<Vec<u8>, ClientError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Pin::new(&mut self.0).poll(cx).map(|r| r.map_err(error))
+    }
+}
+
+impl core::fmt::Debug for Balanced {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Balanced")
+            .field("endpoints", &self.health())
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A balancer error back to the [`ClientError`] it carries.
+fn error(e: BoxError) -> ClientError {
+    match e.downcast::<ClientError>() {
+        Ok(e) => *e,
+        Err(e) => ClientError::Closed(format!("the balancer failed: {e}")),
+    }
+}
+
+impl Transport for Balanced {
+    /// Send the call to one healthy endpoint, chosen by power of two choices over
+    /// their calls in flight; retried through the balancer when idempotent (see the
+    /// [module docs](self)).
+    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let payload: Arc<[u8]> = payload.into();
+        let mut attempt = 0;
+        loop {
+            match self.call_once(ordinal, &payload).await {
+                Err(e) if self.retry.allows(ordinal, attempt, &e) => {
+                    attempt += 1;
+                    tracing::debug!(ordinal, attempt, "retrying through the balancer after {e}");
+                }
+                result => return result,
+            }
+        }
+    }
+}

@@ -1,0 +1,481 @@
+//! Metrics in the Prometheus text exposition format (version 0.0.4), served by the
+//! HTTP server at `GET /metrics` when [`HttpConfig::metrics`](crate::http::HttpConfig)
+//! is set; encoded by the `prometheus-client` crate.
+//!
+//! * **Per method and transport** (labels `service`, `method`, `transport`), recorded
+//!   by [`Metered`], a [`Service`] that wraps the real one, one per transport:
+//!   `zap_calls_total`, `zap_call_errors_total` (with the answered `status`),
+//!   `zap_call_duration_seconds` (a histogram, 10 µs to about 0.3 s in powers of two),
+//!   `zap_calls_in_flight`.
+//! * **Per server** (label `server`), read from its [`ServerStats`] at scrape time:
+//!   `zap_connections_active`, `zap_connections_accepted_total`,
+//!   `zap_connections_refused_total`, `zap_received_bytes_total`, `zap_sent_bytes_total`
+//!   (application bytes: after TLS decryption, before encryption) and, with the `tls`
+//!   feature, `zap_tls_handshakes_total` (label `outcome`: `completed`, `failed`,
+//!   `timed_out`).
+//!
+//! Recording a call touches only the counters made when the [`Metered`] service was
+//! built (one set per method): two clock reads (the TSC where usable, by `quanta`) and
+//! three relaxed atomic adds (calls started, the duration's bucket, the duration sum):
+//! no lock, no allocation, no label lookup. The call count is the histogram's count and
+//! the calls in flight are those started and not finished; `prometheus-client` encodes
+//! them at scrape time. Only the first error of each status of a method looks its
+//! counter up (and allocates it). Each call also runs in a `tracing` span `call` at
+//! DEBUG level with the method, transport, status and duration in microseconds, closed
+//! by an `answered` event (so a log shows one line per call): free unless a subscriber
+//! enables that level for `zap_runtime::metrics`.
+//!
+//! ```no_run
+//! # async fn demo<S: zap_runtime::Service>(service: S) -> std::io::Result<()> {
+//! use std::sync::Arc;
+//! use zap_runtime::http::{HttpConfig, HttpServer};
+//! use zap_runtime::metrics::{Metered, Metrics};
+//! use zap_runtime::server::{CancellationToken, Server, ServerConfig};
+//!
+//! let metrics = Metrics::new();
+//! let service = Arc::new(service);
+//! let zap = Server::new(
+//!     tokio::net::TcpListener::bind("127.0.0.1:9000").await?,
+//!     Arc::new(Metered::new(service.clone(), &metrics, "zap")),
+//!     ServerConfig::default(),
+//! );
+//! metrics.register_server("zap", zap.stats());
+//! let http = HttpServer::new(
+//!     tokio::net::TcpListener::bind("127.0.0.1:8545").await?,
+//!     Arc::new(Metered::new(service, &metrics, "http")),
+//!     HttpConfig { metrics: Some(metrics.clone()), ..HttpConfig::default() },
+//! );
+//! metrics.register_server("http", http.stats());
+//! # Ok(()) }
+//! ```
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use prometheus_client::collector::Collector;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, NoLabelSet};
+use prometheus_client::metrics::counter::{ConstCounter, Counter};
+use prometheus_client::metrics::exemplar::Exemplar;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+use tokio_util::either::Either;
+use tracing::Instrument as _;
+
+use crate::accept::ServerStats;
+use crate::builder::Builder;
+use crate::service::{CallError, MethodInfo, Reply, Service};
+
+/// `service`, `method`, `transport`.
+type CallLabels = [(&'static str, &'static str); 3];
+/// Every metered method's labels and counters.
+type CallTable = Arc<Mutex<Vec<(CallLabels, Arc<CallStats>)>>>;
+/// The call's labels and its `status`.
+type ErrorLabels = (CallLabels, [(&'static str, u32); 1]);
+
+/// Finite duration buckets: 10 µs times 1, 2, 4, ... 2^15 (about 0.33 s); one more
+/// counts the longer calls (`+Inf`).
+const BUCKETS: usize = 16;
+/// The first bucket's upper bound, in nanoseconds.
+const FIRST_BOUND_NS: u64 = 10_000;
+
+/// The bucket of a call that took `nanos`: the smallest `i` with
+/// `nanos <= FIRST_BOUND_NS << i`, or [`BUCKETS`] for longer ones.
+fn bucket(nanos: u64) -> usize {
+    let multiples = nanos.div_ceil(FIRST_BOUND_NS);
+    if multiples <= 1 {
+        return 0;
+    }
+    ((u64::BITS - (multiples - 1).leading_zeros()) as usize).min(BUCKETS)
+}
+
+/// One method's counters on one transport: what a call touches.
+#[derive(Debug, Default)]
+struct CallStats {
+    started: AtomicU64,
+    sum_nanos: AtomicU64,
+    /// Per-bucket (not cumulative) counts; the last one is `+Inf`.
+    buckets: [AtomicU64; BUCKETS + 1],
+}
+
+impl CallStats {
+    fn finished(&self, nanos: u64) {
+        self.buckets[bucket(nanos)].fetch_add(1, Ordering::Relaxed);
+        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+    }
+}
+
+/// The metrics of one process's servers: clone it into each [`Metered`] service and
+/// into the HTTP server's configuration. Clones share everything; two are equal when
+/// they are the same metrics.
+#[derive(Clone, Debug)]
+pub struct Metrics(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    registry: Registry,
+    clock: quanta::Clock,
+    calls: CallTable,
+    errors: Family<ErrorLabels, Counter>,
+    servers: Arc<Mutex<Vec<(&'static str, ServerStats)>>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl PartialEq for Metrics {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for Metrics {}
+
+impl Metrics {
+    /// Empty metrics: no service, no server yet.
+    pub fn new() -> Self {
+        let mut registry = Registry::default();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        registry.register_collector(Box::new(Calls(calls.clone())));
+        let errors = Family::<ErrorLabels, Counter>::default();
+        registry.register(
+            "zap_call_errors",
+            "Calls answered with an error status",
+            errors.clone(),
+        );
+        let servers = Arc::new(Mutex::new(Vec::new()));
+        registry.register_collector(Box::new(Servers(servers.clone())));
+        Metrics(Arc::new(Inner {
+            registry,
+            clock: quanta::Clock::new(),
+            calls,
+            errors,
+            servers,
+        }))
+    }
+
+    /// Report the connection and byte counters of a server (ZAP/TCP or HTTP) as
+    /// `server="name"`.
+    pub fn register_server(&self, name: &'static str, stats: ServerStats) {
+        lock(&self.0.servers).push((name, stats));
+    }
+
+    /// Everything, in the Prometheus text exposition format 0.0.4.
+    pub fn encode(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::prometheus_text::encode(&mut text, &self.0.registry);
+        text
+    }
+
+    /// The `Content-Type` of [`encode`](Metrics::encode)'s text.
+    pub const CONTENT_TYPE: &'static str = "text/plain; version=0.0.4; charset=utf-8";
+
+    /// The counters of `labels`: the existing ones if a service with the same labels
+    /// was metered before (e.g. a restarted server), else new ones.
+    fn call_stats(&self, labels: CallLabels) -> Arc<CallStats> {
+        let mut calls = lock(&self.0.calls);
+        if let Some((_, stats)) = calls.iter().find(|(l, _)| *l == labels) {
+            return stats.clone();
+        }
+        let stats = Arc::new(CallStats::default());
+        calls.push((labels, stats.clone()));
+        stats
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// The per-method counters, encoded at scrape time.
+#[derive(Debug)]
+struct Calls(CallTable);
+
+impl Collector for Calls {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        // One consistent reading per method: finished calls (the bucket counts) first,
+        // so that `started` read after them is never less.
+        let readings: Vec<_> = lock(&self.0)
+            .iter()
+            .map(|(labels, stats)| {
+                let buckets: Vec<u64> = stats
+                    .buckets
+                    .iter()
+                    .map(|b| b.load(Ordering::Relaxed))
+                    .collect();
+                let sum = stats.sum_nanos.load(Ordering::Relaxed);
+                let started = stats.started.load(Ordering::Relaxed);
+                (*labels, buckets, sum, started)
+            })
+            .collect();
+        let count = |buckets: &[u64]| buckets.iter().sum::<u64>();
+        let mut calls =
+            encoder.encode_descriptor("zap_calls", "Calls answered", None, MetricType::Counter)?;
+        for (labels, buckets, _, _) in &readings {
+            ConstCounter::new(count(buckets)).encode(calls.encode_family(labels)?)?;
+        }
+        let mut in_flight = encoder.encode_descriptor(
+            "zap_calls_in_flight",
+            "Calls being answered now",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (labels, buckets, _, started) in &readings {
+            let now = started.saturating_sub(count(buckets));
+            ConstGauge::new(now as i64).encode(in_flight.encode_family(labels)?)?;
+        }
+        let mut duration = encoder.encode_descriptor(
+            "zap_call_duration_seconds",
+            "Time from the start of a call's handler to its answer",
+            None,
+            MetricType::Histogram,
+        )?;
+        let bounds: Vec<f64> = (0..BUCKETS)
+            .map(|i| (FIRST_BOUND_NS << i) as f64 / 1e9)
+            .chain([f64::INFINITY])
+            .collect();
+        for (labels, buckets, sum, _) in &readings {
+            let per_bucket: Vec<(f64, u64)> = bounds
+                .iter()
+                .copied()
+                .zip(buckets.iter().copied())
+                .collect();
+            duration.encode_family(labels)?.encode_histogram(
+                *sum as f64 / 1e9,
+                count(buckets),
+                &per_bucket,
+                None::<&std::collections::HashMap<usize, Exemplar<NoLabelSet, f64>>>,
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// The servers' counters, read at scrape time.
+#[derive(Debug)]
+struct Servers(Arc<Mutex<Vec<(&'static str, ServerStats)>>>);
+
+impl Servers {
+    /// One metric family with a value per server.
+    fn family<M: EncodeMetric>(
+        &self,
+        encoder: &mut DescriptorEncoder<'_>,
+        name: &str,
+        help: &str,
+        kind: MetricType,
+        value: impl Fn(&ServerStats) -> M,
+    ) -> Result<(), std::fmt::Error> {
+        let servers = lock(&self.0);
+        let mut family = encoder.encode_descriptor(name, help, None, kind)?;
+        for (server, stats) in servers.iter() {
+            let labels = [("server", *server)];
+            value(stats).encode(family.encode_family(&labels)?)?;
+        }
+        Ok(())
+    }
+}
+
+impl Collector for Servers {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let counter = MetricType::Counter;
+        self.family(
+            &mut encoder,
+            "zap_connections_active",
+            "Connections being served now",
+            MetricType::Gauge,
+            |s| ConstGauge::new(s.active_connections() as i64),
+        )?;
+        self.family(
+            &mut encoder,
+            "zap_connections_accepted",
+            "Connections accepted and served",
+            counter,
+            |s| ConstCounter::new(s.accepted()),
+        )?;
+        self.family(
+            &mut encoder,
+            "zap_connections_refused",
+            "Connections closed at once because max_connections were open",
+            counter,
+            |s| ConstCounter::new(s.refused()),
+        )?;
+        self.family(
+            &mut encoder,
+            "zap_received_bytes",
+            "Bytes read from connections (after TLS decryption)",
+            counter,
+            |s| ConstCounter::new(s.bytes_in()),
+        )?;
+        self.family(
+            &mut encoder,
+            "zap_sent_bytes",
+            "Bytes written to connections (before TLS encryption)",
+            counter,
+            |s| ConstCounter::new(s.bytes_out()),
+        )?;
+        #[cfg(feature = "tls")]
+        {
+            let servers = lock(&self.0);
+            let mut family = encoder.encode_descriptor(
+                "zap_tls_handshakes",
+                "TLS handshakes by outcome",
+                None,
+                counter,
+            )?;
+            for (server, stats) in servers.iter() {
+                let tls = stats.tls();
+                for (outcome, n) in [
+                    ("completed", tls.completed),
+                    ("failed", tls.failed),
+                    ("timed_out", tls.timed_out),
+                ] {
+                    let labels = [("server", *server), ("outcome", outcome)];
+                    ConstCounter::new(n).encode(family.encode_family(&labels)?)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A [`Service`] that records every call of the one it wraps in [`Metrics`], for one
+/// transport: serve `Metered::new(service, &metrics, "zap")` on the ZAP/TCP server and
+/// `Metered::new(service, &metrics, "http")` on the HTTP server. Calls to ordinals the
+/// service does not have are counted as method `unknown`.
+#[derive(Debug)]
+pub struct Metered<S> {
+    service: Arc<S>,
+    metrics: Metrics,
+    clock: quanta::Clock,
+    /// Index `ordinal - 1`.
+    methods: Box<[(CallLabels, Arc<CallStats>)]>,
+    unknown: (CallLabels, Arc<CallStats>),
+}
+
+impl<S: Service> Metered<S> {
+    /// Record the calls of `service` made over `transport` (a label value such as
+    /// `"zap"` or `"http"`).
+    pub fn new(service: Arc<S>, metrics: &Metrics, transport: &'static str) -> Self {
+        let method = |name: &'static str| {
+            let labels = [
+                ("service", S::NAME),
+                ("method", name),
+                ("transport", transport),
+            ];
+            (labels, metrics.call_stats(labels))
+        };
+        Metered {
+            service,
+            metrics: metrics.clone(),
+            clock: metrics.0.clock.clone(),
+            methods: S::METHODS.iter().map(|m| method(m.name)).collect(),
+            unknown: method("unknown"),
+        }
+    }
+
+    /// The wrapped service.
+    pub fn inner(&self) -> &Arc<S> {
+        &self.service
+    }
+
+    fn method(&self, ordinal: u32) -> &(CallLabels, Arc<CallStats>) {
+        let index = (ordinal as usize).wrapping_sub(1);
+        self.methods.get(index).unwrap_or(&self.unknown)
+    }
+}
+
+/// Records a started call as finished when dropped, also when the call is cancelled.
+struct Finish<'m> {
+    stats: &'m CallStats,
+    clock: &'m quanta::Clock,
+    start: u64,
+}
+
+impl Finish<'_> {
+    fn nanos(&self) -> u64 {
+        self.clock.delta_as_nanos(self.start, self.clock.raw())
+    }
+}
+
+impl Drop for Finish<'_> {
+    fn drop(&mut self) {
+        self.stats.finished(self.nanos());
+    }
+}
+
+impl<S: Service> Service for Metered<S> {
+    const NAME: &'static str = S::NAME;
+    const METHODS: &'static [MethodInfo] = S::METHODS;
+    const OPENRPC: Option<&'static str> = S::OPENRPC;
+
+    fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        let (labels, stats) = self.method(ordinal);
+        let span = tracing::debug_span!(
+            "call",
+            method = labels[1].1,
+            transport = labels[2].1,
+            status = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        let recorded = span.clone();
+        let call = async move {
+            stats.started.fetch_add(1, Ordering::Relaxed);
+            let finish = Finish {
+                stats,
+                clock: &self.clock,
+                start: self.clock.raw(),
+            };
+            let result = self.service.call(ordinal, payload, out).await;
+            let status = match &result {
+                Ok(_) => 200,
+                Err(e) => {
+                    let status = e.status.0;
+                    let labels = (*labels, [("status", status)]);
+                    self.metrics.0.errors.get_or_create(&labels).inc();
+                    status
+                }
+            };
+            if !recorded.is_disabled() {
+                recorded.record("status", status);
+                recorded.record("duration_us", finish.nanos() / 1000);
+                tracing::debug!(parent: &recorded, "answered");
+            }
+            drop(finish);
+            result
+        };
+        // Entering a disabled span on every poll still costs: skip it.
+        match span.is_disabled() {
+            true => Either::Left(call),
+            false => Either::Right(call.instrument(span)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bucket, BUCKETS, FIRST_BOUND_NS};
+
+    #[test]
+    fn a_duration_falls_in_the_first_bucket_whose_bound_it_does_not_pass() {
+        for i in 0..BUCKETS {
+            let bound = FIRST_BOUND_NS << i;
+            assert_eq!(bucket(bound), i, "{bound} ns");
+            assert_eq!(bucket(bound + 1), (i + 1).min(BUCKETS), "{bound} + 1 ns");
+        }
+        assert_eq!(bucket(0), 0);
+        assert_eq!(bucket(u64::MAX), BUCKETS);
+    }
+}
