@@ -1,6 +1,7 @@
 //! Heap allocations per operation for every codec and operation of the criterion
 //! benches (the same code paths), counted by a global allocator, and the wire size of
-//! the request and the response for each codec.
+//! the request and the response for each codec, and the same for the logs record
+//! (codecs named `logs:NAME`, operations `logs_encode`, `logs_decode`, `logs_field`).
 //!
 //! `allocs [--json PATH]`: prints a table; with `--json`, also writes the numbers for
 //! `benches/run.sh`. `allocs --only CODEC/OP` runs that one operation alone (11,000
@@ -12,9 +13,9 @@ use std::cell::Cell;
 use std::hint::black_box;
 use std::io::Write as _;
 
-use zap_benches::codecs::{Codec, ZapFixed};
-use zap_benches::for_each_codec;
-use zap_benches::values::{request, response, Sink};
+use zap_benches::codecs::{Codec, LogsCodec, ZapFixed};
+use zap_benches::values::{logs, request, response, Sink, PICK};
+use zap_benches::{for_each_codec, for_each_logs_codec};
 
 struct Counting;
 
@@ -83,6 +84,50 @@ struct Size {
     codec: &'static str,
     request: usize,
     response: usize,
+}
+
+/// The logs record's codecs are named `logs:NAME` here (so `zap` and `prost` rows do
+/// not mix with the eth record's); their one size is the encoded logs.
+fn measure_logs<C: LogsCodec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>, only: Option<&str>) {
+    let name: &'static str = Box::leak(format!("logs:{}", C::NAME).into_boxed_str());
+    if only.is_some_and(|only| !only.starts_with(&format!("{name}/"))) {
+        return;
+    }
+    let value = C::prepare_logs(&logs());
+    let wire = C::default().encode_logs(&value).to_vec();
+    sizes.push(Size {
+        codec: name,
+        request: 0,
+        response: wire.len(),
+    });
+    let mut c = C::default();
+    let mut row = |op, run: &mut dyn FnMut()| {
+        if wanted(only, name, op) {
+            let (allocs, bytes) = per_op(run);
+            rows.push(Row {
+                codec: name,
+                op,
+                allocs,
+                bytes,
+            });
+        }
+    };
+    row("logs_encode", &mut || {
+        black_box(c.encode_logs(black_box(&value)).len());
+    });
+    row("logs_decode", &mut || {
+        let mut sink = Sink::default();
+        black_box(c.decode_logs(black_box(&wire), &mut sink).is_ok());
+        black_box(sink);
+    });
+    row("logs_field", &mut || {
+        let mut sink = Sink::default();
+        black_box(
+            c.read_log_hash(black_box(&wire), black_box(PICK), &mut sink)
+                .is_ok(),
+        );
+        black_box(sink);
+    });
 }
 
 /// Is `codec/op` selected (`None`: everything)?
@@ -214,6 +259,7 @@ fn main() -> std::process::ExitCode {
     let mut rows = Vec::new();
     let mut sizes = Vec::new();
     for_each_codec!(measure(&mut rows, &mut sizes, only));
+    for_each_logs_codec!(measure_logs(&mut rows, &mut sizes, only));
     pooled(&mut rows, only);
     direct(&mut rows, only);
 
@@ -224,20 +270,24 @@ fn main() -> std::process::ExitCode {
     );
     let _ = writeln!(
         out,
-        "{:<18} {:<16} {:>8} {:>10}",
+        "{:<22} {:<16} {:>8} {:>10}",
         "codec", "operation", "allocs", "bytes"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "{:<18} {:<16} {:>8.2} {:>10.1}",
+            "{:<22} {:<16} {:>8.2} {:>10.1}",
             r.codec, r.op, r.allocs, r.bytes
         );
     }
     let _ = writeln!(out, "\nwire sizes (bytes):");
-    let _ = writeln!(out, "{:<18} {:>8} {:>9}", "codec", "request", "response");
+    let _ = writeln!(
+        out,
+        "{:<22} {:>8} {:>9}  (logs:*: the logs record, as the response)",
+        "codec", "request", "response"
+    );
     for s in &sizes {
-        let _ = writeln!(out, "{:<18} {:>8} {:>9}", s.codec, s.request, s.response);
+        let _ = writeln!(out, "{:<22} {:>8} {:>9}", s.codec, s.request, s.response);
     }
     if let Some(path) = json_path {
         if let Err(e) = std::fs::write(&path, to_json(&rows, &sizes).to_string()) {
