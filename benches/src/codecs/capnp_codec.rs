@@ -8,8 +8,10 @@
 //!
 //! Messages are read in place from the flat slice without allocating
 //! (`read_message_from_flat_slice_no_alloc`); messages are built in a scratch segment
-//! the codec reuses (`ScratchSpaceHeapAllocator`) and serialized with their segment
-//! table (`serialize::write_message`), as they would be sent.
+//! through one `ScratchSpaceHeapAllocator` the codec keeps (as capnp's documentation
+//! advises: a new one zeroes the whole scratch space, a reused one only the words the
+//! last message used) and serialized with their segment table
+//! (`serialize::write_message`), as they would be sent.
 
 use core::marker::PhantomData;
 
@@ -49,12 +51,19 @@ impl CapnpRead for Unlimited {
 }
 
 /// Cap'n Proto, reading with the options of `R`.
-#[derive(Debug)]
 pub struct CapnpCodec<R> {
     out: Vec<u8>,
-    /// The first segment of every message built (zeroed again by capnp after each).
-    scratch: Vec<u8>,
+    /// Its scratch space is the first segment of every message built, zeroed again by
+    /// capnp after each. The allocator borrows the space for as long as it lives, so the
+    /// space is leaked (once per codec value: the benches make a few dozen).
+    alloc: ScratchSpaceHeapAllocator<'static>,
     read: PhantomData<R>,
+}
+
+impl<R> core::fmt::Debug for CapnpCodec<R> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("CapnpCodec").finish_non_exhaustive()
+    }
 }
 
 /// Default traversal limits.
@@ -69,7 +78,7 @@ impl<R> Default for CapnpCodec<R> {
     fn default() -> Self {
         CapnpCodec {
             out: Vec::with_capacity(SCRATCH),
-            scratch: vec![0; SCRATCH],
+            alloc: ScratchSpaceHeapAllocator::new(Box::leak(vec![0u8; SCRATCH].into_boxed_slice())),
             read: PhantomData,
         }
     }
@@ -89,11 +98,8 @@ fn array<const N: usize>(b: &[u8], what: &str) -> Result<[u8; N], Error> {
 
 impl<R> CapnpCodec<R> {
     /// Build a message with `fill` in the scratch segment and serialize it into `out`.
-    fn build(
-        &mut self,
-        fill: impl FnOnce(&mut message::Builder<ScratchSpaceHeapAllocator<'_>>),
-    ) -> &[u8] {
-        let mut msg = message::Builder::new(ScratchSpaceHeapAllocator::new(&mut self.scratch));
+    fn build(&mut self, fill: impl FnOnce(&mut Message<'_>)) -> &[u8] {
+        let mut msg = message::Builder::new(&mut self.alloc);
         fill(&mut msg);
         self.out.clear();
         // Writing into a Vec cannot fail.
@@ -102,7 +108,10 @@ impl<R> CapnpCodec<R> {
     }
 }
 
-fn fill_response(msg: &mut message::Builder<ScratchSpaceHeapAllocator<'_>>, v: &Response) {
+/// A message being built in the codec's scratch space.
+type Message<'a> = message::Builder<&'a mut ScratchSpaceHeapAllocator<'static>>;
+
+fn fill_response(msg: &mut Message<'_>, v: &Response) {
     let mut r = msg.init_root::<balance_response::Builder<'_>>();
     r.set_id(v.id);
     r.set_balance(v.balance);
