@@ -4,9 +4,10 @@
 //! (codecs named `logs:NAME`, operations `logs_encode`, `logs_decode`, `logs_field`).
 //!
 //! `allocs [--json PATH]`: prints a table; with `--json`, also writes the numbers for
-//! `benches/run.sh`. `allocs --only CODEC/OP` runs that one operation alone (11,000
-//! times), so that `valgrind --tool=callgrind` can count its instructions: run.sh
-//! subtracts a run of `--only none` and divides.
+//! `benches/run.sh`. `allocs --only CODEC/OP [--iterations N]` runs that one operation
+//! alone (N, default 10,000, plus a tenth as many for warm-up), so that
+//! `valgrind --tool=callgrind` can count its instructions: run.sh subtracts a run of
+//! `--only none` and divides.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -52,22 +53,26 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-const WARMUP: u64 = 1_000;
 const ITERATIONS: u64 = 10_000;
+
+/// Measured iterations (after a tenth as many for warm-up): [`ITERATIONS`] unless
+/// `--iterations` says otherwise (callgrind runs of the slow logs operations use fewer).
+static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(ITERATIONS);
 
 /// Allocations and bytes per call of `op`, after a warm-up.
 fn per_op(op: &mut dyn FnMut()) -> (f64, f64) {
-    for _ in 0..WARMUP {
+    let runs = RUNS.load(std::sync::atomic::Ordering::Relaxed);
+    for _ in 0..runs / 10 {
         op();
     }
     let (a0, b0) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
-    for _ in 0..ITERATIONS {
+    for _ in 0..runs {
         op();
     }
     let (a1, b1) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
     (
-        (a1 - a0) as f64 / ITERATIONS as f64,
-        (b1 - b0) as f64 / ITERATIONS as f64,
+        (a1 - a0) as f64 / runs as f64,
+        (b1 - b0) as f64 / runs as f64,
     )
 }
 
@@ -251,8 +256,18 @@ fn main() -> std::process::ExitCode {
         [] => (None, None),
         [flag, path] if flag == "--json" => (Some(path.clone()), None),
         [flag, sel] if flag == "--only" => (None, Some(sel.as_str())),
+        [flag, sel, it, n] if flag == "--only" && it == "--iterations" => {
+            match n.parse::<u64>() {
+                Ok(n) if n > 0 => RUNS.store(n, std::sync::atomic::Ordering::Relaxed),
+                _ => {
+                    eprintln!("allocs: --iterations wants a positive number, not {n}");
+                    return std::process::ExitCode::from(2);
+                }
+            }
+            (None, Some(sel.as_str()))
+        }
         _ => {
-            eprintln!("usage: allocs [--json PATH | --only CODEC/OP]");
+            eprintln!("usage: allocs [--json PATH | --only CODEC/OP [--iterations N]]");
             return std::process::ExitCode::from(2);
         }
     };
@@ -266,7 +281,9 @@ fn main() -> std::process::ExitCode {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "allocations per operation ({ITERATIONS} iterations after {WARMUP} warm-up):"
+        "allocations per operation ({} iterations after {} warm-up):",
+        RUNS.load(std::sync::atomic::Ordering::Relaxed),
+        RUNS.load(std::sync::atomic::Ordering::Relaxed) / 10
     );
     let _ = writeln!(
         out,
