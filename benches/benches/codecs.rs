@@ -1,6 +1,7 @@
 //! Every codec on the `eth_getBalance` record, side by side: decode (request, response),
 //! encode (request, response), a round trip, and a server's handler (decode request,
-//! compute, encode response). Every decoded field is folded into a sink; inputs and
+//! compute, encode response); and on the list-heavy `eth_getLogs` record: encode, read
+//! every field, read one field of the 50th log. Every decoded field is folded into a sink; inputs and
 //! results pass through `black_box`. Group and function names are the directories
 //! `benches/run.sh` reads under `target/criterion/`.
 
@@ -8,9 +9,9 @@ use std::hint::black_box;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
-use zap_benches::codecs::{Codec, ZapFixed};
-use zap_benches::for_each_codec;
-use zap_benches::values::{request, response, Sink};
+use zap_benches::codecs::{Codec, LogsCodec, ZapFixed};
+use zap_benches::values::{logs, request, response, Sink, PICK};
+use zap_benches::{for_each_codec, for_each_logs_codec};
 use zap_runtime::{BuilderPool, ZapStruct};
 
 type Group<'a> = BenchmarkGroup<'a, WallTime>;
@@ -87,6 +88,43 @@ fn handler<C: Codec>(g: &mut Group<'_>) {
     });
 }
 
+/// The eth_getLogs record: encode it from the codec's own representation.
+fn logs_encode<C: LogsCodec>(g: &mut Group<'_>) {
+    let value = C::prepare_logs(&logs());
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| black_box(codec.encode_logs(black_box(&value)).len()))
+    });
+}
+
+/// Read every field of every log.
+fn logs_decode<C: LogsCodec>(g: &mut Group<'_>) {
+    let wire = C::default().encode_logs(&C::prepare_logs(&logs())).to_vec();
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut sink = Sink::default();
+            let ok = codec.decode_logs(black_box(&wire), &mut sink).is_ok();
+            black_box((sink, ok))
+        })
+    });
+}
+
+/// Read the transaction hash of the 50th log only.
+fn logs_field<C: LogsCodec>(g: &mut Group<'_>) {
+    let wire = C::default().encode_logs(&C::prepare_logs(&logs())).to_vec();
+    let mut codec = C::default();
+    g.bench_function(C::NAME, |b| {
+        b.iter(|| {
+            let mut sink = Sink::default();
+            let ok = codec
+                .read_log_hash(black_box(&wire), black_box(PICK), &mut sink)
+                .is_ok();
+            black_box((sink, ok))
+        })
+    });
+}
+
 fn codecs(c: &mut Criterion) {
     let mut g = c.benchmark_group("decode_request");
     for_each_codec!(decode_request(&mut g));
@@ -107,6 +145,15 @@ fn codecs(c: &mut Criterion) {
     g.finish();
     let mut g = c.benchmark_group("handler");
     for_each_codec!(handler(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("logs_encode");
+    for_each_logs_codec!(logs_encode(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("logs_decode");
+    for_each_logs_codec!(logs_decode(&mut g));
+    g.finish();
+    let mut g = c.benchmark_group("logs_field");
+    for_each_logs_codec!(logs_field(&mut g));
     g.finish();
 }
 

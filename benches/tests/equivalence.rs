@@ -1,11 +1,12 @@
 //! Every codec encodes and decodes the same values: what one encodes, it decodes back
 //! to the same request and response; its handler answers what `compute` says; the ZAP
 //! layouts match the shared vectors byte for byte; the JSON codecs write the JSON
-//! mapping zapc generates; prost's bytes decode with plain `Message::decode`.
+//! mapping zapc generates; prost's bytes decode with plain `Message::decode`. The same
+//! for the peers (FlatBuffers, Cap'n Proto, rkyv, postcard) and for the logs record.
 
-use zap_benches::codecs::{Codec, JsonBytes, JsonStr, SerdeJson, SonicRs};
-use zap_benches::values::{compute, request, response, Request, Response, Sink};
-use zap_benches::{flat_vector, for_each_codec, generated};
+use zap_benches::codecs::{Codec, JsonBytes, JsonStr, LogsCodec, SerdeJson, SonicRs};
+use zap_benches::values::{compute, logs, request, response, Request, Response, Sink, LOGS, PICK};
+use zap_benches::{flat_vector, for_each_codec, for_each_logs_codec, generated};
 
 /// The vector values and a few others (an unknown account, extreme numbers).
 fn requests() -> Vec<Request> {
@@ -151,4 +152,93 @@ fn prost_bytes_decode_with_plain_decode() {
     let wire = encode_response::<Prost>(&response());
     let resp = generated::pb::BalanceResponse::decode(&wire[..]).unwrap();
     assert_eq!(resp.block_hash, response().block_hash);
+}
+
+/// The logs record: what each codec encodes, it decodes back to the same logs; reading
+/// it fully folds exactly what folding the values folds (so every codec, JSON included,
+/// delivers the same numbers and bytes); the single-field read folds the 50th log's
+/// transaction hash; garbage is an error.
+fn logs_agree<C: LogsCodec>() {
+    let values = logs();
+    let mut codec = C::default();
+    let wire = codec.encode_logs(&C::prepare_logs(&values)).to_vec();
+    assert_eq!(
+        codec.logs_values(&wire).as_ref(),
+        Ok(&values),
+        "{}",
+        C::NAME
+    );
+
+    let mut want = Sink::default();
+    for l in &values {
+        want.log(l);
+    }
+    let mut got = Sink::default();
+    codec.decode_logs(&wire, &mut got).unwrap();
+    assert_eq!(got, want, "{}: full read", C::NAME);
+
+    let mut want = Sink::default();
+    want.bytes(&values[PICK].transaction_hash);
+    let mut got = Sink::default();
+    codec.read_log_hash(&wire, PICK, &mut got).unwrap();
+    assert_eq!(got, want, "{}: one field", C::NAME);
+    assert!(
+        codec.read_log_hash(&wire, LOGS, &mut got).is_err(),
+        "{}",
+        C::NAME
+    );
+
+    assert!(codec.logs_values(b"{garbage").is_err(), "{}", C::NAME);
+    // Encoding twice with the reused buffers gives the same bytes.
+    assert_eq!(codec.encode_logs(&C::prepare_logs(&values)), &wire[..]);
+}
+
+#[test]
+fn every_logs_codec_reads_the_same_logs() {
+    for_each_logs_codec!(logs_agree());
+}
+
+#[test]
+fn the_logs_record_has_every_shape() {
+    let all = logs();
+    assert_eq!(all.len(), LOGS);
+    for n in 1..=4 {
+        assert!(all.iter().any(|l| l.topics.len() == n), "{n} topics");
+    }
+    assert!(all.iter().any(|l| l.data.is_empty()));
+    assert!(all.iter().any(|l| l.data.len() == 256));
+    // The picked log is unlike its neighbours, so reading the wrong one fails the test.
+    assert_ne!(all[PICK].transaction_hash, all[PICK - 1].transaction_hash);
+    assert_ne!(all[PICK].transaction_hash, all[PICK + 1].transaction_hash);
+}
+
+#[test]
+fn json_logs_are_in_the_ethereum_form() {
+    use zap_benches::codecs::{JsonLogs, SerdeJson, SonicRs};
+    let values = logs();
+    let json = JsonLogs::<SerdeJson>::default()
+        .encode_logs(&JsonLogs::<SerdeJson>::prepare_logs(&values))
+        .to_vec();
+    let sonic = JsonLogs::<SonicRs>::default()
+        .encode_logs(&JsonLogs::<SonicRs>::prepare_logs(&values))
+        .to_vec();
+    assert_eq!(json, sonic);
+    let doc: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let log = &doc[PICK];
+    assert_eq!(
+        log["blockNumber"],
+        format!("{:#x}", values[PICK].block_number)
+    );
+    assert_eq!(
+        log["transactionHash"],
+        format!("0x{}", hex::encode(values[PICK].transaction_hash))
+    );
+    assert_eq!(
+        log["topics"].as_array().unwrap().len(),
+        values[PICK].topics.len()
+    );
+    assert_eq!(
+        log["data"],
+        format!("0x{}", hex::encode(&values[PICK].data))
+    );
 }

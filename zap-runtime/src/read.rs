@@ -30,6 +30,11 @@ impl<'a> Message<'a> {
     ///
     /// Refuses fewer than 16 bytes, a wrong magic, a version other than 1 or 2, and a
     /// declared size below 16 or past the end of `buf`. Bytes after `size` are ignored.
+    ///
+    /// `#[inline]`: called once per message by every generated reader, from other
+    /// crates; out of line, its `Result` (with the error's fields) came back through
+    /// memory on every call.
+    #[inline]
     pub fn parse(buf: &'a [u8]) -> Result<Self, ParseError> {
         let header: &[u8; HEADER_SIZE] = buf
             .first_chunk()

@@ -1,20 +1,22 @@
 //! Heap allocations per operation for every codec and operation of the criterion
 //! benches (the same code paths), counted by a global allocator, and the wire size of
-//! the request and the response for each codec.
+//! the request and the response for each codec, and the same for the logs record
+//! (codecs named `logs:NAME`, operations `logs_encode`, `logs_decode`, `logs_field`).
 //!
 //! `allocs [--json PATH]`: prints a table; with `--json`, also writes the numbers for
-//! `benches/run.sh`. `allocs --only CODEC/OP` runs that one operation alone (11,000
-//! times), so that `valgrind --tool=callgrind` can count its instructions: run.sh
-//! subtracts a run of `--only none` and divides.
+//! `benches/run.sh`. `allocs --only CODEC/OP [--iterations N]` runs that one operation
+//! alone (N, default 10,000, plus a tenth as many for warm-up), so that
+//! `valgrind --tool=callgrind` can count its instructions: run.sh subtracts a run of
+//! `--only none` and divides.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::hint::black_box;
 use std::io::Write as _;
 
-use zap_benches::codecs::{Codec, ZapFixed};
-use zap_benches::for_each_codec;
-use zap_benches::values::{request, response, Sink};
+use zap_benches::codecs::{Codec, LogsCodec, ZapFixed};
+use zap_benches::values::{logs, request, response, Sink, PICK};
+use zap_benches::{for_each_codec, for_each_logs_codec};
 
 struct Counting;
 
@@ -51,22 +53,26 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
-const WARMUP: u64 = 1_000;
 const ITERATIONS: u64 = 10_000;
+
+/// Measured iterations (after a tenth as many for warm-up): [`ITERATIONS`] unless
+/// `--iterations` says otherwise (callgrind runs of the slow logs operations use fewer).
+static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(ITERATIONS);
 
 /// Allocations and bytes per call of `op`, after a warm-up.
 fn per_op(op: &mut dyn FnMut()) -> (f64, f64) {
-    for _ in 0..WARMUP {
+    let runs = RUNS.load(std::sync::atomic::Ordering::Relaxed);
+    for _ in 0..runs / 10 {
         op();
     }
     let (a0, b0) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
-    for _ in 0..ITERATIONS {
+    for _ in 0..runs {
         op();
     }
     let (a1, b1) = (ALLOCATIONS.with(Cell::get), BYTES.with(Cell::get));
     (
-        (a1 - a0) as f64 / ITERATIONS as f64,
-        (b1 - b0) as f64 / ITERATIONS as f64,
+        (a1 - a0) as f64 / runs as f64,
+        (b1 - b0) as f64 / runs as f64,
     )
 }
 
@@ -83,6 +89,50 @@ struct Size {
     codec: &'static str,
     request: usize,
     response: usize,
+}
+
+/// The logs record's codecs are named `logs:NAME` here (so `zap` and `prost` rows do
+/// not mix with the eth record's); their one size is the encoded logs.
+fn measure_logs<C: LogsCodec>(rows: &mut Vec<Row>, sizes: &mut Vec<Size>, only: Option<&str>) {
+    let name: &'static str = Box::leak(format!("logs:{}", C::NAME).into_boxed_str());
+    if only.is_some_and(|only| !only.starts_with(&format!("{name}/"))) {
+        return;
+    }
+    let value = C::prepare_logs(&logs());
+    let wire = C::default().encode_logs(&value).to_vec();
+    sizes.push(Size {
+        codec: name,
+        request: 0,
+        response: wire.len(),
+    });
+    let mut c = C::default();
+    let mut row = |op, run: &mut dyn FnMut()| {
+        if wanted(only, name, op) {
+            let (allocs, bytes) = per_op(run);
+            rows.push(Row {
+                codec: name,
+                op,
+                allocs,
+                bytes,
+            });
+        }
+    };
+    row("logs_encode", &mut || {
+        black_box(c.encode_logs(black_box(&value)).len());
+    });
+    row("logs_decode", &mut || {
+        let mut sink = Sink::default();
+        black_box(c.decode_logs(black_box(&wire), &mut sink).is_ok());
+        black_box(sink);
+    });
+    row("logs_field", &mut || {
+        let mut sink = Sink::default();
+        black_box(
+            c.read_log_hash(black_box(&wire), black_box(PICK), &mut sink)
+                .is_ok(),
+        );
+        black_box(sink);
+    });
 }
 
 /// Is `codec/op` selected (`None`: everything)?
@@ -206,38 +256,55 @@ fn main() -> std::process::ExitCode {
         [] => (None, None),
         [flag, path] if flag == "--json" => (Some(path.clone()), None),
         [flag, sel] if flag == "--only" => (None, Some(sel.as_str())),
+        [flag, sel, it, n] if flag == "--only" && it == "--iterations" => {
+            match n.parse::<u64>() {
+                Ok(n) if n > 0 => RUNS.store(n, std::sync::atomic::Ordering::Relaxed),
+                _ => {
+                    eprintln!("allocs: --iterations wants a positive number, not {n}");
+                    return std::process::ExitCode::from(2);
+                }
+            }
+            (None, Some(sel.as_str()))
+        }
         _ => {
-            eprintln!("usage: allocs [--json PATH | --only CODEC/OP]");
+            eprintln!("usage: allocs [--json PATH | --only CODEC/OP [--iterations N]]");
             return std::process::ExitCode::from(2);
         }
     };
     let mut rows = Vec::new();
     let mut sizes = Vec::new();
     for_each_codec!(measure(&mut rows, &mut sizes, only));
+    for_each_logs_codec!(measure_logs(&mut rows, &mut sizes, only));
     pooled(&mut rows, only);
     direct(&mut rows, only);
 
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
         out,
-        "allocations per operation ({ITERATIONS} iterations after {WARMUP} warm-up):"
+        "allocations per operation ({} iterations after {} warm-up):",
+        RUNS.load(std::sync::atomic::Ordering::Relaxed),
+        RUNS.load(std::sync::atomic::Ordering::Relaxed) / 10
     );
     let _ = writeln!(
         out,
-        "{:<18} {:<16} {:>8} {:>10}",
+        "{:<22} {:<16} {:>8} {:>10}",
         "codec", "operation", "allocs", "bytes"
     );
     for r in &rows {
         let _ = writeln!(
             out,
-            "{:<18} {:<16} {:>8.2} {:>10.1}",
+            "{:<22} {:<16} {:>8.2} {:>10.1}",
             r.codec, r.op, r.allocs, r.bytes
         );
     }
     let _ = writeln!(out, "\nwire sizes (bytes):");
-    let _ = writeln!(out, "{:<18} {:>8} {:>9}", "codec", "request", "response");
+    let _ = writeln!(
+        out,
+        "{:<22} {:>8} {:>9}  (logs:*: the logs record, as the response)",
+        "codec", "request", "response"
+    );
     for s in &sizes {
-        let _ = writeln!(out, "{:<18} {:>8} {:>9}", s.codec, s.request, s.response);
+        let _ = writeln!(out, "{:<22} {:>8} {:>9}", s.codec, s.request, s.response);
     }
     if let Some(path) = json_path {
         if let Err(e) = std::fs::write(&path, to_json(&rows, &sizes).to_string()) {

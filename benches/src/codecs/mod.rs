@@ -7,18 +7,33 @@
 //!   the response, as a server does;
 //! * for the equivalence test, decode to the format-independent [`values`](crate::values).
 //!
+//! [`LogsCodec`] is the same for the list-heavy `eth_getLogs` record: encode it, read it
+//! fully, read one field of one log.
+//!
+//! Peers that can read without checking the input (rkyv, Cap'n Proto without a traversal
+//! limit) appear twice: the way their documentation asks for untrusted input, and their
+//! fastest way, named so (`rkyv_unchecked`, `capnp_unlimited`).
+//!
 //! Every codec is charitable to itself: output buffers and decode targets are reused,
 //! JSON hex goes through stack buffers, prost merges into reused messages.
 
+mod capnp_codec;
 mod json;
+mod planus_codec;
+mod postcard_codec;
 mod prost_codec;
+mod rkyv_codec;
 mod zap;
 
-pub use json::{JsonBytes, JsonEngine, JsonStr, SerdeJson, SonicRs};
+pub use capnp_codec::{Capnp, CapnpUnlimited};
+pub use json::{JsonBytes, JsonEngine, JsonLogs, JsonStr, SerdeJson, SonicRs};
+pub use planus_codec::Planus;
+pub use postcard_codec::Postcard;
 pub use prost_codec::Prost;
+pub use rkyv_codec::{RkyvChecked, RkyvUnchecked};
 pub use zap::{encode_response_direct, ZapFixed, ZapTails};
 
-use crate::values::{Request, Response, Sink};
+use crate::values::{Log, Request, Response, Sink};
 
 /// A decode or handler failure (only allocates when something fails).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -65,6 +80,28 @@ pub trait Codec: Default {
     fn response_values(&mut self, wire: &[u8]) -> Result<Response, Error>;
 }
 
+/// A wire format for the list-heavy `eth_getLogs` response ([`crate::values::logs`]).
+pub trait LogsCodec: Default {
+    /// Short name, safe as a directory name.
+    const NAME: &'static str;
+    /// What the encoder starts from, prepared once outside the timed loop.
+    type LogsIn;
+
+    fn prepare_logs(v: &[Log]) -> Self::LogsIn;
+    fn encode_logs(&mut self, v: &Self::LogsIn) -> &[u8];
+
+    /// Read every field of every log into `sink` (in [`Sink::log`]'s order, byte fields
+    /// as bytes: a JSON codec decodes its hex).
+    fn decode_logs(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error>;
+
+    /// Read only the transaction hash of log `i` into `sink`, the fastest way the
+    /// format allows.
+    fn read_log_hash(&mut self, wire: &[u8], i: usize, sink: &mut Sink) -> Result<(), Error>;
+
+    /// Decode to the format-independent values (for the equivalence test).
+    fn logs_values(&mut self, wire: &[u8]) -> Result<Vec<Log>, Error>;
+}
+
 /// Call `$f::<Codec>($args)` for every codec, in table order.
 #[macro_export]
 macro_rules! for_each_codec {
@@ -72,10 +109,34 @@ macro_rules! for_each_codec {
         use $crate::codecs::*;
         $f::<ZapFixed>($($arg),*);
         $f::<ZapTails>($($arg),*);
+        $f::<Planus>($($arg),*);
+        $f::<Capnp>($($arg),*);
+        $f::<CapnpUnlimited>($($arg),*);
+        $f::<RkyvChecked>($($arg),*);
+        $f::<RkyvUnchecked>($($arg),*);
+        $f::<Postcard>($($arg),*);
         $f::<Prost>($($arg),*);
         $f::<JsonStr<SonicRs>>($($arg),*);
         $f::<JsonBytes<SonicRs>>($($arg),*);
         $f::<JsonStr<SerdeJson>>($($arg),*);
         $f::<JsonBytes<SerdeJson>>($($arg),*);
+    }};
+}
+
+/// Call `$f::<LogsCodec>($args)` for every codec of the logs record, in table order.
+#[macro_export]
+macro_rules! for_each_logs_codec {
+    ($f:ident ( $($arg:expr),* )) => {{
+        use $crate::codecs::*;
+        $f::<ZapFixed>($($arg),*);
+        $f::<Planus>($($arg),*);
+        $f::<Capnp>($($arg),*);
+        $f::<CapnpUnlimited>($($arg),*);
+        $f::<RkyvChecked>($($arg),*);
+        $f::<RkyvUnchecked>($($arg),*);
+        $f::<Postcard>($($arg),*);
+        $f::<Prost>($($arg),*);
+        $f::<JsonLogs<SonicRs>>($($arg),*);
+        $f::<JsonLogs<SerdeJson>>($($arg),*);
     }};
 }

@@ -5,15 +5,16 @@
 
 use prost::Message as _;
 
-use super::{Codec, Error};
-use crate::generated::pb;
-use crate::values::{compute, Request, Response, Sink};
+use super::{Codec, Error, LogsCodec};
+use crate::generated::{pb, pb_logs};
+use crate::values::{compute, Log, Request, Response, Sink};
 
 #[derive(Debug, Default)]
 pub struct Prost {
     out: Vec<u8>,
     req: pb::BalanceRequest,
     resp: pb::BalanceResponse,
+    logs: pb_logs::Logs,
 }
 
 fn array<const N: usize>(b: &[u8], what: &str) -> Result<[u8; N], Error> {
@@ -117,5 +118,90 @@ impl Codec for Prost {
             nonce: r.nonce,
             block_hash: array(&r.block_hash, "block hash")?,
         })
+    }
+}
+
+impl Prost {
+    fn merge_logs(&mut self, wire: &[u8]) -> Result<&pb_logs::Logs, Error> {
+        self.logs.clear();
+        self.logs.merge(wire).map_err(Error::new)?;
+        Ok(&self.logs)
+    }
+}
+
+impl LogsCodec for Prost {
+    const NAME: &'static str = "prost";
+    type LogsIn = pb_logs::Logs;
+
+    fn prepare_logs(v: &[Log]) -> pb_logs::Logs {
+        pb_logs::Logs {
+            logs: v
+                .iter()
+                .map(|l| pb_logs::Log {
+                    block_number: l.block_number,
+                    transaction_index: l.transaction_index,
+                    log_index: l.log_index,
+                    topics: l.topics.iter().map(|t| t.to_vec()).collect(),
+                    data: l.data.clone(),
+                    address: l.address.to_vec(),
+                    transaction_hash: l.transaction_hash.to_vec(),
+                })
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn encode_logs(&mut self, v: &pb_logs::Logs) -> &[u8] {
+        self.out.clear();
+        let _ = v.encode(&mut self.out);
+        &self.out
+    }
+
+    #[inline]
+    fn decode_logs(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        for l in &self.merge_logs(wire)?.logs {
+            sink.log_head(l.block_number, l.transaction_index, l.log_index);
+            for t in &l.topics {
+                sink.bytes(t);
+            }
+            sink.bytes(&l.data);
+            sink.bytes(&l.address);
+            sink.bytes(&l.transaction_hash);
+        }
+        Ok(())
+    }
+
+    /// Protobuf has no index: the whole message is decoded to reach one log.
+    #[inline]
+    fn read_log_hash(&mut self, wire: &[u8], i: usize, sink: &mut Sink) -> Result<(), Error> {
+        let logs = self.merge_logs(wire)?;
+        let l = logs
+            .logs
+            .get(i)
+            .ok_or_else(|| Error(format!("no log {i}")))?;
+        sink.bytes(&l.transaction_hash);
+        Ok(())
+    }
+
+    fn logs_values(&mut self, wire: &[u8]) -> Result<Vec<Log>, Error> {
+        self.merge_logs(wire)?
+            .logs
+            .iter()
+            .map(|l| {
+                Ok(Log {
+                    block_number: l.block_number,
+                    transaction_index: l.transaction_index,
+                    log_index: l.log_index,
+                    topics: l
+                        .topics
+                        .iter()
+                        .map(|t| array(t, "topic"))
+                        .collect::<Result<_, _>>()?,
+                    data: l.data.clone(),
+                    address: array(&l.address, "address")?,
+                    transaction_hash: array(&l.transaction_hash, "transaction hash")?,
+                })
+            })
+            .collect()
     }
 }

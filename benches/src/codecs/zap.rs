@@ -4,10 +4,10 @@
 
 use zap_runtime::{Builder, ZapStruct};
 
-use super::{Codec, Error};
+use super::{Codec, Error, LogsCodec};
 use crate::eth::METHOD;
-use crate::generated::{eth, tails};
-use crate::values::{compute, Request, Response, Sink};
+use crate::generated::{eth, logs, tails};
+use crate::values::{compute, Log, Request, Response, Sink};
 
 /// The eth messages are tens of bytes: far below the builder's limit, so encoding them
 /// cannot fail.
@@ -223,5 +223,86 @@ impl Codec for ZapTails {
                 .try_into()
                 .map_err(|_| Error::new("block hash is not 32 bytes"))?,
         })
+    }
+}
+
+/// `benches/schemas/logs.zap`: the logs as a pointer list, each log's scalars and
+/// fixed-size arrays inline, its topics a strided list, its data a byte tail.
+impl LogsCodec for ZapFixed {
+    const NAME: &'static str = "zap";
+    type LogsIn = logs::Logs;
+
+    fn prepare_logs(v: &[Log]) -> logs::Logs {
+        logs::Logs {
+            logs: v
+                .iter()
+                .map(|l| {
+                    Some(logs::Log {
+                        block_number: l.block_number,
+                        transaction_index: l.transaction_index,
+                        log_index: l.log_index,
+                        topics: l.topics.clone(),
+                        data: l.data.clone(),
+                        address: l.address,
+                        transaction_hash: l.transaction_hash,
+                    })
+                })
+                .collect(),
+        }
+    }
+
+    #[inline]
+    fn encode_logs(&mut self, v: &logs::Logs) -> &[u8] {
+        v.encode(&mut self.out)
+            .expect("the logs record is within the builder's limit")
+    }
+
+    #[inline]
+    fn decode_logs(&mut self, wire: &[u8], sink: &mut Sink) -> Result<(), Error> {
+        let r = logs::LogsReader::parse(wire).map_err(Error::new)?;
+        for l in r.logs() {
+            let l = l.ok_or_else(|| Error::new("a null log"))?;
+            sink.log_head(l.block_number(), l.transaction_index(), l.log_index());
+            for t in l.topics() {
+                sink.bytes(t);
+            }
+            sink.bytes(l.data());
+            sink.bytes(l.address());
+            sink.bytes(l.transaction_hash());
+        }
+        Ok(())
+    }
+
+    /// A pointer list's iterator has no random access yet: reaching log `i` steps over
+    /// the `i` offsets before it (4 bytes each, no payload read).
+    #[inline]
+    fn read_log_hash(&mut self, wire: &[u8], i: usize, sink: &mut Sink) -> Result<(), Error> {
+        let r = logs::LogsReader::parse(wire).map_err(Error::new)?;
+        let l = r
+            .logs()
+            .nth(i)
+            .flatten()
+            .ok_or_else(|| Error(format!("no log {i}")))?;
+        sink.bytes(l.transaction_hash());
+        Ok(())
+    }
+
+    fn logs_values(&mut self, wire: &[u8]) -> Result<Vec<Log>, Error> {
+        let v = logs::Logs::decode(wire).map_err(Error::new)?;
+        v.logs
+            .into_iter()
+            .map(|l| {
+                let l = l.ok_or_else(|| Error::new("a null log"))?;
+                Ok(Log {
+                    block_number: l.block_number,
+                    transaction_index: l.transaction_index,
+                    log_index: l.log_index,
+                    topics: l.topics,
+                    data: l.data,
+                    address: l.address,
+                    transaction_hash: l.transaction_hash,
+                })
+            })
+            .collect()
     }
 }
