@@ -70,7 +70,8 @@ pub use service::{
 pub use transport::{ClientError, Transport};
 pub use zap_struct::{
     struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
-    write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, Structs, ZapStruct,
+    write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, PointerStructs,
+    Structs, ZapStruct,
 };
 
 /// Re-exports for generated code: users need no dependency of their own on these.

@@ -677,5 +677,11 @@ impl<'a> Iterator for Pointers<'a> {
         let n = self.len - self.i;
         (n, Some(n))
     }
+    /// Element `i` is one 4-byte offset away: skipping is O(1), not `n` reads.
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<Object<'a>> {
+        self.i = self.i.saturating_add(n).min(self.len);
+        self.next()
+    }
 }
 impl ExactSizeIterator for Pointers<'_> {}

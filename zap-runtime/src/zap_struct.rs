@@ -285,6 +285,64 @@ pub fn struct_list<T: ZapStruct>(list: crate::List<'_>) -> Structs<'_, T> {
     }
 }
 
+/// Iterator over a `list<ptr<T>>`, yielding `None` for a null element and `T`'s reader
+/// otherwise. `nth` (and so `.nth(i)` to reach element `i`) is O(1): each element is one
+/// 4-byte offset in the list.
+pub struct PointerStructs<'a, T> {
+    pointers: crate::read::Pointers<'a>,
+    _elem: PhantomData<fn() -> T>,
+}
+
+impl<'a, T> PointerStructs<'a, T> {
+    /// The typed view of a pointer list's elements.
+    pub fn new(pointers: crate::read::Pointers<'a>) -> Self {
+        PointerStructs {
+            pointers,
+            _elem: PhantomData,
+        }
+    }
+}
+
+impl<T> Clone for PointerStructs<'_, T> {
+    fn clone(&self) -> Self {
+        PointerStructs::new(self.pointers.clone())
+    }
+}
+
+impl<T> core::fmt::Debug for PointerStructs<'_, T> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PointerStructs")
+            .field("remaining", &self.pointers.len())
+            .finish()
+    }
+}
+
+impl<'a, T: ZapStruct> PointerStructs<'a, T> {
+    fn view(obj: Object<'a>) -> Option<T::Reader<'a>> {
+        (!obj.is_null()).then(|| T::reader(obj))
+    }
+}
+
+impl<'a, T: ZapStruct> Iterator for PointerStructs<'a, T> {
+    type Item = Option<T::Reader<'a>>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.pointers.next().map(Self::view)
+    }
+
+    #[inline]
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        self.pointers.nth(n).map(Self::view)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.pointers.size_hint()
+    }
+}
+
+impl<T: ZapStruct> ExactSizeIterator for PointerStructs<'_, T> {}
+
 /// Iterator over a `list<T>` of structs, yielding `T`'s readers. See [`struct_list`].
 pub struct Structs<'a, T> {
     objects: StructObjects<'a>,

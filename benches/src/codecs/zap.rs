@@ -273,8 +273,7 @@ impl LogsCodec for ZapFixed {
         Ok(())
     }
 
-    /// A pointer list's iterator has no random access yet: reaching log `i` steps over
-    /// the `i` offsets before it (4 bytes each, no payload read).
+    /// A pointer list's iterator skips in O(1): log `i` is one 4-byte offset away.
     #[inline]
     fn read_log_hash(&mut self, wire: &[u8], i: usize, sink: &mut Sink) -> Result<(), Error> {
         let r = logs::LogsReader::parse(wire).map_err(Error::new)?;

@@ -11,14 +11,20 @@ use process::{checked_call, EthRpc};
 use zap_runtime::client::Client;
 use zap_runtime::Transport;
 
-/// The next log line that holds `needle`.
+/// The next log line that holds `needle` (within 10 s: a call that never logs fails the
+/// test instead of hanging it).
 async fn line_with(server: &mut EthRpc, needle: &str) -> String {
-    loop {
-        let line = server.log.recv().await.expect("eth-rpc is still logging");
-        if line.contains(needle) {
-            return line;
+    let wait = async {
+        loop {
+            let line = server.log.recv().await.expect("eth-rpc is still logging");
+            if line.contains(needle) {
+                return line;
+            }
         }
-    }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(10), wait)
+        .await
+        .unwrap_or_else(|_| panic!("no log line with {needle:?} within 10 s"))
 }
 
 #[tokio::test]
@@ -50,7 +56,7 @@ async fn each_call_logs_its_method_transport_status_and_duration() {
     }
     let account = zap_runtime::json::to_hex(Ledger::default().address(0).expect("seeded"));
     let body = format!(
-        r#"{{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":{{"id":1,"block":2,"account":"{account}"}}}}"#
+        r#"{{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["{account}","0x2"]}}"#
     );
     let (status, _) = support::http(server.http, "POST", "/rpc", &body).await;
     assert_eq!(status, 200);

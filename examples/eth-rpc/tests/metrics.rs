@@ -82,7 +82,7 @@ async fn metrics_count_the_calls_made() {
     }
     let call = |id: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "eth_getBalance",
-               "params": {"id": id, "block": 1, "account": zap_runtime::json::to_hex(&account)}})
+               "params": [zap_runtime::json::to_hex(&account), "0x1"]})
     };
     for id in 0..HTTP_CALLS {
         let (status, _) = server.rpc(&call(id).to_string()).await;

@@ -515,16 +515,8 @@ impl ListKind {
                 quote!(#rt::struct_list::<#ty>(#list)),
             ),
             ListKind::Pointers { ty } => (
-                quote!(impl ::core::iter::Iterator<Item = ::core::option::Option<<#ty as #rt::ZapStruct>::Reader<'a>>> + ::core::clone::Clone + 'a),
-                quote! {
-                    #list.pointers().map(|o| {
-                        if o.is_null() {
-                            ::core::option::Option::None
-                        } else {
-                            ::core::option::Option::Some(<#ty as #rt::ZapStruct>::reader(o))
-                        }
-                    })
-                },
+                quote!(#rt::PointerStructs<'a, #ty>),
+                quote!(#rt::PointerStructs::new(#list.pointers())),
             ),
         }
     }

@@ -233,6 +233,18 @@ fn readers_see_what_owned_values_wrote() {
                 .map(|n| n.as_ref().map(|n| n.id))
                 .collect::<Vec<_>>()
         );
+        // Random access to a pointer list (O(1) `nth`) agrees with iterating it, past the
+        // end included.
+        for i in 0..=refs.len() + 1 {
+            let got = reader.refs().nth(i).map(|n| n.map(|n| n.id()));
+            assert_eq!(got, refs.get(i).copied(), "refs().nth({i})");
+        }
+        let mut it = reader.refs();
+        if refs.len() >= 3 {
+            assert_eq!(it.nth(1).map(|n| n.map(|n| n.id())), Some(refs[1]));
+            assert_eq!(it.len(), refs.len() - 2);
+            assert_eq!(it.next().map(|n| n.map(|n| n.id())), Some(refs[2]));
+        }
     }
 }
 
