@@ -16,15 +16,22 @@ const AFTER_HELP: &str = "\
 Serves one handler on two transports:
   ZAP/TCP        binary calls, e.g. with the generated EthClient
                  (cargo run -p eth-rpc --example client)
-  HTTP           JSON-RPC 2.0 at POST /rpc (single and batch), GET /health
+  HTTP           JSON-RPC 2.0 at POST /rpc and POST / (single and batch; Ethereum's
+                 shape, so web3.py and ethers work against it), rpc.discover (the
+                 OpenRPC document), the explorer page at GET /, GET /health,
+                 GET /health/live and the Prometheus text at GET /metrics
+
+Methods: eth_getBalance([address, block]) -> the balance as a 0x quantity (the block
+a quantity, a tag such as \"latest\", or omitted), eth_chainId (1337),
+eth_blockNumber, net_version, web3_clientVersion.
 
 The ledger holds 1000 accounts derived from a fixed seed; the first one is
 0x4725818c202ef848d7d3cce765e30646e63cdca1. Any other address has balance 0.
 
 Example:
   curl -s -H 'Content-Type: application/json' http://127.0.0.1:8545/rpc -d \\
-    '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":
-      {\"id\":1,\"block\":68943,\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}}'
+    '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",
+      \"params\":[\"0x4725818c202ef848d7d3cce765e30646e63cdca1\",\"latest\"]}'
 
 With --cap-trust FILE --cap-target HEX every call needs a ZAP capability: in the
 request's Cap field over ZAP/TCP, as `Authorization: ZAP-Cap <base64>` over HTTP.
@@ -154,7 +161,7 @@ async fn run(args: Args) -> std::io::Result<()> {
     if let Some(address) = eth_rpc::LedgerEth::default().ledger().address(0) {
         tracing::info!(
             "try: curl -s {curl_tls}-H 'Content-Type: application/json' {scheme}://{http}/rpc -d \
-             '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":{{\"id\":1,\"block\":68943,\"account\":\"{}\"}}}}'",
+             '{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"eth_getBalance\",\"params\":[\"{}\",\"latest\"]}}'",
             to_hex(address)
         );
     }
