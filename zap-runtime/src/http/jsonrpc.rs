@@ -12,7 +12,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::batch::{parse, Body};
-use crate::json::{ParamsError, ResultError};
+use crate::json::{CowStr, ParamsError, ResultError};
 use crate::rpc::Status;
 use crate::service::{Authorizer, CallError, MethodInfo, Reply, Service};
 use crate::BuilderPool;
@@ -263,7 +263,7 @@ impl<'de> serde::de::Visitor<'de> for Members<'de> {
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<Self, A::Error> {
-        while let Some(BorrowedOrOwned(key)) = map.next_key::<BorrowedOrOwned<'de>>()? {
+        while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
             let slot = match key.as_ref() {
                 "jsonrpc" => &mut self.jsonrpc,
                 "id" => &mut self.id,
@@ -286,32 +286,9 @@ fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     if !raw.get().starts_with('"') {
         return None;
     }
-    serde_json::from_str::<BorrowedOrOwned<'_>>(raw.get())
+    serde_json::from_str::<CowStr<'_>>(raw.get())
         .ok()
         .map(|s| s.0)
-}
-
-/// A string that borrows from the input when it can (serde's own `Cow` impl always
-/// copies).
-struct BorrowedOrOwned<'a>(Cow<'a, str>);
-
-impl<'de> serde::Deserialize<'de> for BorrowedOrOwned<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = BorrowedOrOwned<'de>;
-            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str("a string")
-            }
-            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
-                Ok(BorrowedOrOwned(Cow::Borrowed(s)))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
-                Ok(BorrowedOrOwned(Cow::Owned(s.to_owned())))
-            }
-        }
-        d.deserialize_str(V)
-    }
 }
 
 /// Check the envelope of one request object. The error carries the id to answer with

@@ -25,14 +25,33 @@ pub use numbers::{
 pub use params::{no_params, params_to_value, params_to_wire, raw_json_type};
 pub use result::{no_result, result_to_json};
 
+/// Lower-case hex digits, by value.
+const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// The value of one hex digit (either case).
+fn hex_digit(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// One byte from two hex digits of `s` (for error messages).
+fn hex_byte(pair: &[u8], s: &str) -> Result<u8, String> {
+    let digit =
+        |c: u8| hex_digit(c).ok_or_else(|| format!("{:?} is not a hex digit in {s:?}", c as char));
+    Ok(digit(pair[0])? << 4 | digit(pair[1])?)
+}
+
 /// `0x` followed by lower-case hex of `bytes`.
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut s = String::with_capacity(2 + bytes.len() * 2);
     s.push_str("0x");
     for b in bytes {
-        s.push(DIGITS[(b >> 4) as usize] as char);
-        s.push(DIGITS[(b & 15) as usize] as char);
+        s.push(HEX_DIGITS[(b >> 4) as usize] as char);
+        s.push(HEX_DIGITS[(b & 15) as usize] as char);
     }
     s
 }
@@ -46,16 +65,10 @@ pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
     if !digits.len().is_multiple_of(2) {
         return Err(format!("hex string {s:?} has an odd number of digits"));
     }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        b'A'..=b'F' => Ok(c - b'A' + 10),
-        _ => Err(format!("{:?} is not a hex digit in {s:?}", c as char)),
-    };
     digits
         .as_bytes()
         .chunks(2)
-        .map(|pair| Ok(nibble(pair[0])? << 4 | nibble(pair[1])?))
+        .map(|pair| hex_byte(pair, s))
         .collect()
 }
 
@@ -74,17 +87,34 @@ fn fixed<const N: usize>(s: &str) -> Result<[u8; N], String> {
             digits.len() / 2
         ));
     }
-    let nibble = |c: u8| match c {
-        b'0'..=b'9' => Ok(c - b'0'),
-        b'a'..=b'f' => Ok(c - b'a' + 10),
-        b'A'..=b'F' => Ok(c - b'A' + 10),
-        _ => Err(format!("{:?} is not a hex digit in {s:?}", c as char)),
-    };
     let mut out = [0u8; N];
     for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
-        *byte = nibble(pair[0])? << 4 | nibble(pair[1])?;
+        *byte = hex_byte(pair, s)?;
     }
     Ok(out)
+}
+
+/// A string that borrows from the input when it has no escapes (serde's own `Cow<str>`
+/// impl always copies): JSON-RPC envelope members and params keys.
+pub(crate) struct CowStr<'de>(pub(crate) std::borrow::Cow<'de, str>);
+
+impl<'de> Deserialize<'de> for CowStr<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = CowStr<'de>;
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<CowStr<'de>, E> {
+                Ok(CowStr(std::borrow::Cow::Borrowed(s)))
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<CowStr<'de>, E> {
+                Ok(CowStr(std::borrow::Cow::Owned(s.to_owned())))
+            }
+        }
+        d.deserialize_str(V)
+    }
 }
 
 /// A string read without copying it when the input allows (serde's `Cow<str>` always

@@ -91,12 +91,7 @@ pub fn parse_quantity(s: &str, bits: u32) -> Result<u64, QuantityError> {
     }
     let mut value: u64 = 0;
     for &c in digits {
-        let nibble = match c {
-            b'0'..=b'9' => c - b'0',
-            b'a'..=b'f' => c - b'a' + 10,
-            b'A'..=b'F' => c - b'A' + 10,
-            _ => return Err(QuantityError::NotHex),
-        };
+        let nibble = super::hex_digit(c).ok_or(QuantityError::NotHex)?;
         if value >> (bits - 4) != 0 {
             return Err(QuantityError::TooLarge { bits });
         }
@@ -107,13 +102,12 @@ pub fn parse_quantity(s: &str, bits: u32) -> Result<u64, QuantityError> {
 
 /// Write `value` as a quantity into `buf`; returns the text.
 pub fn write_quantity(value: u64, buf: &mut [u8; 18]) -> &str {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let count = ((64 - value.leading_zeros()).div_ceil(4)).max(1) as usize;
     buf[0] = b'0';
     buf[1] = b'x';
     for i in 0..count {
         let nibble = (value >> (4 * (count - 1 - i))) & 15;
-        buf[2 + i] = DIGITS[nibble as usize];
+        buf[2 + i] = super::HEX_DIGITS[nibble as usize];
     }
     // Only ASCII was written.
     core::str::from_utf8(&buf[..2 + count]).unwrap_or("0x0")

@@ -11,7 +11,7 @@ use serde::de::{
 };
 use serde_json::value::RawValue;
 
-use super::ParamsError;
+use super::{CowStr, ParamsError};
 use crate::builder::Builder;
 use crate::zap_struct::ZapStruct;
 
@@ -189,31 +189,9 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyedVisitor<V> {
     }
 }
 
-/// A key as the body spells it: borrowed unless it has escapes.
-struct Key<'de>(std::borrow::Cow<'de, str>);
-
-impl<'de> de::Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl<'de> Visitor<'de> for KeyVisitor {
-            type Value = Key<'de>;
-            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-                f.write_str("a key")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Borrowed(s)))
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Key<'de>, E> {
-                Ok(Key(std::borrow::Cow::Owned(s.to_owned())))
-            }
-        }
-        d.deserialize_str(KeyVisitor)
-    }
-}
-
 struct Keyed<'de, A> {
     map: A,
-    key: Option<Key<'de>>,
+    key: Option<CowStr<'de>>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<'de, A> {
@@ -223,10 +201,10 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for Keyed<'de, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        self.key = self.map.next_key::<Key<'de>>()?;
+        self.key = self.map.next_key::<CowStr<'de>>()?;
         match &self.key {
             None => Ok(None),
-            Some(Key(key)) => {
+            Some(CowStr(key)) => {
                 let de: de::value::StrDeserializer<'_, A::Error> = key.as_ref().into_deserializer();
                 seed.deserialize(de).map(Some)
             }
