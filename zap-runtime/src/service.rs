@@ -162,7 +162,8 @@ impl Eq for Authorizer {}
 pub trait Service: Send + Sync + 'static {
     /// The interface name as written in the schema.
     const NAME: &'static str;
-    /// Every method, in ordinal order.
+    /// Every method, in the schema's declaration order (ordinal order unless the schema
+    /// gives explicit ordinals, `name @N`; ordinals need not be consecutive).
     const METHODS: &'static [MethodInfo];
     /// The service's OpenRPC document (JSON), which the JSON-RPC server answers
     /// `rpc.discover` with; generated from the schema by zapc. `None`: no discovery.

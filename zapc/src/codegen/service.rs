@@ -262,6 +262,7 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         let reader = names::suffixed(&p.ty, "Reader");
         quote!(, #arg: #reader<'_>)
     });
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
     let owned = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
         let t = names::type_ident(&p.ty);
@@ -274,6 +275,8 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         ];
         quote! {
             #(#[doc = #owned_doc])*
+            #deprecated
+            #[allow(deprecated)]
             fn #owned_name(&self, #arg: #rt::Owned<#t>) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send {
                 async move { self.#name(#arg.get()).await }
             }
@@ -281,6 +284,7 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     });
     quote! {
         #doc
+        #deprecated
         fn #name(&self #param) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send;
         #owned
     }
@@ -478,6 +482,7 @@ fn client_method(
             ::core::result::Result::Ok(())
         },
     };
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
     let owned = m.result.as_ref().map(|_| {
         let owned_name = owned_ident(m);
         let owned_doc = [
@@ -487,6 +492,7 @@ fn client_method(
         ];
         quote! {
             #(#[doc = #owned_doc])*
+            #deprecated
             pub async fn #owned_name(&self #param) -> ::core::result::Result<#rt::Owned<#result>, #rt::ClientError> {
                 #payload
                 let body = self.transport.call_bytes(#ordinal, payload).await?;
@@ -496,6 +502,7 @@ fn client_method(
     });
     quote! {
         #doc
+        #deprecated
         pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
             #payload
             let body = self.transport.call(#ordinal, payload).await?;
