@@ -51,11 +51,12 @@ struct Page {
     Total u32 @20 deprecated
 }
 
-# The whitespace form takes the same flags.
-struct Archived deprecated
+# A removed `text` slot keeps a list of `Archived` framed.
+struct Archived deprecated {
     Id u64
     reserved Note text
     When u64
+}
 
 interface Ledger {
     # Reordered in release 3: the ordinals are written, so the order is free.
@@ -68,7 +69,8 @@ interface Ledger {
     reserved @5
 }
 
-interface Admin
+interface Admin {
     reserved @1
     status @2 () returns (a: Archived)
     shutdown @3 () requires 0x4 deprecated
+}

@@ -45,10 +45,10 @@ use crate::ast::{
 };
 use crate::diag::Diagnostic;
 
-mod grammar {
+pub(crate) mod grammar {
     #[derive(pest_derive::Parser)]
     #[grammar = "grammar.pest"]
-    pub(super) struct ZapParser;
+    pub(crate) struct ZapParser;
 }
 
 use grammar::{Rule, ZapParser};

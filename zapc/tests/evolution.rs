@@ -269,3 +269,17 @@ fn constants_are_generated_with_their_rust_types() {
         "{code}"
     );
 }
+
+#[test]
+fn the_whitespace_form_takes_the_same_words() {
+    let braces = "struct A deprecated {\n    X u32 deprecated\n    reserved Y u64\n    Z u8\n}\n\
+                  interface I {\n    reserved @1\n    a @2 () deprecated\n    b @3 ()\n}\n";
+    let indented = "struct A deprecated\n    X u32 deprecated\n    reserved Y u64\n    Z u8\n\
+                    interface I\n    reserved @1\n    a @2 () deprecated\n    b @3 ()\n";
+    let (braces, indented) = (load(braces), load(indented));
+    assert_eq!(braces.structs, indented.structs);
+    assert_eq!(braces.interfaces, indented.interfaces);
+    assert!(indented.structs[0].deprecated && indented.structs[0].fields[0].deprecated);
+    assert_eq!(indented.structs[0].reserved[0].offset, 4);
+    assert_eq!(indented.interfaces[0].reserved, [1]);
+}

@@ -85,6 +85,8 @@ const TOKENS: &[&str] = &[
 
 fn load_never_panics(text: &str) {
     // The result does not matter; reaching this line without a panic does.
+    let _ = zapc::fmt::format(text, zapc::fmt::Style::Braces);
+    let _ = zapc::fmt::format(text, zapc::fmt::Style::Indented);
     let outcome = load_str("fuzz.zap", text);
     if let Err(errors) = outcome {
         assert!(!errors.is_empty());
