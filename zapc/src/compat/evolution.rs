@@ -134,12 +134,27 @@ impl Comparison<'_> {
             if known || overlapping(&old_s.fields, new_r).is_some() {
                 continue;
             }
-            let (class, message) = self.field_added(old_s, new_r);
-            let message = match message.strip_prefix("field ") {
-                Some(rest) => format!("reserved slot {rest}"),
-                None => message,
+            let (start, end) = (new_r.offset, new_r.offset + new_r.width);
+            let message = if end <= old_s.size {
+                format!(
+                    "reserved slot `{}` added in unused bytes {start}..{end}: reserved bytes are \
+                     never read or written",
+                    new_r.name
+                )
+            } else {
+                format!(
+                    "reserved slot `{}` appended at @{start}: `{}` grows from {} to {} bytes, \
+                     but reserved bytes are never read (a list of `{}` whose elements change \
+                     width is reported at the list)",
+                    new_r.name, new_s.name, old_s.size, new_s.size, new_s.name
+                )
             };
-            self.push(class, message, Side::New, slot_item(new_s, &new_r.name));
+            self.push(
+                Class::Safe,
+                message,
+                Side::New,
+                slot_item(new_s, &new_r.name),
+            );
         }
         if old_s.deprecated != new_s.deprecated {
             self.push(
