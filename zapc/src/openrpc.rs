@@ -119,8 +119,7 @@ fn method(schema: &ir::Schema, interface: &ir::Interface, m: &ir::Method) -> Jso
     };
     let out = out.with("result", result);
     if m.deprecated {
-        // The Method Object's `deprecated` boolean (a JSON literal, written as is).
-        out.with("deprecated", Json::Num("true".to_owned()))
+        out.with("deprecated", json_true())
     } else {
         out
     }
@@ -148,6 +147,9 @@ fn struct_schema(s: &ir::Struct) -> Json {
             if !f.doc.is_empty() {
                 schema = schema.with("description", description(&f.doc));
             }
+            if f.deprecated {
+                schema = schema.with("deprecated", json_true());
+            }
             (f.json_key(), schema)
         })
         .collect();
@@ -155,8 +157,17 @@ fn struct_schema(s: &ir::Struct) -> Json {
     if !s.doc.is_empty() {
         out = out.with("description", description(&s.doc));
     }
+    if s.deprecated {
+        out = out.with("deprecated", json_true());
+    }
     out.with("type", "object")
         .with("properties", Json::Obj(properties))
+}
+
+/// `true`, for the `deprecated` annotations (OpenRPC's Method Object, JSON Schema's
+/// meta-data keyword): a JSON literal, written as is.
+fn json_true() -> Json {
+    Json::Num("true".to_owned())
 }
 
 fn field_schema(field: &ir::Field) -> Json {

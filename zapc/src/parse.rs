@@ -180,6 +180,7 @@ impl<'s> TreeBuilder<'s> {
     }
 
     fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
+        misplaced(&pair, "a field", "`Name Type @Offset deprecated json(...)`")?;
         let offset = match find_child(&pair, Rule::offset) {
             Some(offset) => Some(number(&child(&offset, Rule::offset_number)?)),
             None => None,
@@ -217,6 +218,11 @@ impl<'s> TreeBuilder<'s> {
     }
 
     fn method(&self, pair: Pair<'_, Rule>) -> Built<MethodDecl> {
+        misplaced(
+            &pair,
+            "a method",
+            "`name @N (params) returns (result) requires BITS deprecated json(...)`",
+        )?;
         let results = match find_child(&pair, Rule::method_result) {
             Some(result) => method_results(result)?,
             None => Vec::new(),
@@ -255,6 +261,20 @@ impl<'s> TreeBuilder<'s> {
             });
         }
     }
+}
+
+/// The error for a trailing part written after one that must follow it.
+fn misplaced(item: &Pair<'_, Rule>, what: &str, order: &str) -> Built<()> {
+    let Some(part) = find_child(item, Rule::misplaced_part) else {
+        return Ok(());
+    };
+    let text = part.as_str().trim();
+    Err(Diagnostic::error(
+        format!("`{text}` is out of place in {what}"),
+        span_of(&part),
+        "must come earlier",
+    )
+    .with_hint(format!("the parts of {what} go in this order: {order}")))
 }
 
 /// The `@N` of a method or of `reserved @N` (the digits).

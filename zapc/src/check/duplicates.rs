@@ -58,22 +58,21 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
 pub(super) fn duplicate_fields(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     for decl in file.structs() {
-        let reserved_first = |name: &Ident| {
-            decl.fields
-                .iter()
-                .take_while(|f| !std::ptr::eq(&f.name, name))
-                .find(|f| f.name.text == name.text)
-                .is_some_and(|first| first.is_reserved())
-        };
-        let (plain, after_reserved): (Vec<&Ident>, Vec<&Ident>) = decl
-            .fields
-            .iter()
-            .map(|f| &f.name)
-            .partition(|n| !reserved_first(n));
-        report_repeats(plain.into_iter(), "field", &decl.name.text, errors);
-        for name in after_reserved {
-            errors.push(super::evolution::reserved_name_reused(decl, name));
+        let mut first: HashMap<&str, bool> = HashMap::new();
+        let mut plain = Vec::new();
+        for field in &decl.fields {
+            match first.get(field.name.text.as_str()) {
+                Some(true) => {
+                    errors.push(super::evolution::reserved_name_reused(decl, &field.name))
+                }
+                Some(false) => plain.push(&field.name),
+                None => {
+                    first.insert(&field.name.text, field.is_reserved());
+                    plain.push(&field.name);
+                }
+            }
         }
+        report_repeats(plain.into_iter(), "field", &decl.name.text, errors);
     }
 }
 

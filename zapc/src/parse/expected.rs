@@ -78,7 +78,8 @@ const DECLARATION_KEYWORDS: [Rule; 5] = [
 /// everywhere, so it is only mentioned when nothing else was expected; the
 /// declaration keywords are told as one "declaration".
 fn relevant(rules: &[Rule]) -> Vec<Rule> {
-    let is_filler = |r: &Rule| matches!(r, Rule::line_break | Rule::EOI);
+    // `misplaced_part` is tried where its words are, and they are told on their own.
+    let is_filler = |r: &Rule| matches!(r, Rule::line_break | Rule::EOI | Rule::misplaced_part);
     let mut kept: Vec<Rule> = if rules.iter().all(is_filler) {
         rules.to_vec()
     } else {
@@ -161,6 +162,7 @@ fn describe(rule: Rule) -> &'static str {
         Rule::ordinal_number => "an ordinal number",
         Rule::reserved_field | Rule::reserved_method | Rule::kw_reserved => "`reserved`",
         Rule::struct_item => "a field",
+        Rule::misplaced_part => "the end of the item",
         Rule::interface_item => "a method",
         // Silent rules: pest never reports them, but they are named for completeness.
         Rule::WHITESPACE | Rule::blank_line_rest => "a space",
