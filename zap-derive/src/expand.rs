@@ -101,6 +101,7 @@ pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
             ident,
             ty: field.ty.clone(),
             struct_ty: mapped.struct_ty,
+            enum_ty: None,
         });
         placed.push((field, fattrs.offset.map(|(_, lit)| lit)));
     }

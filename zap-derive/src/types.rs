@@ -154,9 +154,11 @@ fn list(elem: &Type) -> syn::Result<Mapped> {
         err
     })?;
     let shape = match &mapped.ty {
-        ir::Type::Scalar(_) | ir::Type::BytesFixed(_) => ListShape::Strided {
-            width: mapped.ty.slot_width(),
-        },
+        ir::Type::Scalar(_) | ir::Type::Enum { .. } | ir::Type::BytesFixed(_) => {
+            ListShape::Strided {
+                width: mapped.ty.slot_width(),
+            }
+        }
         ir::Type::Text | ir::Type::Bytes => ListShape::Framed,
         ir::Type::Struct(_) | ir::Type::List(_) => ListShape::Framed,
     };

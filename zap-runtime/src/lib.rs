@@ -36,6 +36,7 @@ mod builder;
 pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
+mod enums;
 mod error;
 pub mod frame;
 #[cfg(any(feature = "server", feature = "client"))]
@@ -60,6 +61,7 @@ pub mod transport;
 mod zap_struct;
 
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
+pub use enums::ZapEnum;
 pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};

@@ -7,6 +7,7 @@
 mod alias_cycles;
 mod bytes_fixed;
 mod duplicates;
+pub mod enums;
 mod indentation;
 mod json;
 mod lists;
@@ -71,6 +72,10 @@ const RULES: &[Rule] = &[
     offsets::struct_too_large,
     offsets::overlapping_slots,
     json::json_options,
+    enums::enum_representation,
+    enums::empty_enums,
+    enums::enum_value_names,
+    enums::enum_value_numbers,
 ];
 
 /// Run every rule; an empty result means the file can be lowered.

@@ -915,6 +915,7 @@ impl Version {
                 package,
                 structs: Vec::new(),
                 interfaces: Vec::new(),
+                enums: Vec::new(),
             },
         }
     }

@@ -40,10 +40,11 @@ fn zapc(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
     )
 }
 
-/// A type in schema syntax, for the Python peer.
+/// A type in schema syntax, for the Python peer (which has no enums: an enum is its
+/// representation).
 fn type_name(ty: &Type) -> String {
     match ty {
-        Type::Scalar(s) => s.keyword().to_string(),
+        Type::Scalar(s) | Type::Enum { repr: s, .. } => s.keyword().to_string(),
         Type::Text => "text".into(),
         Type::Bytes => "bytes".into(),
         Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),

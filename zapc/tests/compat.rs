@@ -372,6 +372,8 @@ fn sample(s: &zapc::ir::Struct) -> String {
         let i = i as i64 + 1;
         let value = match &f.ty {
             Type::Scalar(Scalar::Bool) => json!(true),
+            // A number any representation holds; its name, if declared, when read.
+            Type::Enum { .. } => json!(1),
             Type::Scalar(scalar) if f.json.quantity => {
                 json!(format!("{:#x}", 1000 * i + i64::from(scalar.width())))
             }

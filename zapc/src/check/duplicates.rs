@@ -7,13 +7,14 @@ use super::Context;
 use crate::ast::{Declaration, Ident};
 use crate::diag::Diagnostic;
 
-/// A struct, alias or interface whose name an earlier declaration already took.
+/// A struct, alias, interface or enum whose name an earlier declaration already took.
 pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     let named = file.declarations.iter().filter_map(|d| match d {
         Declaration::Struct(s) => Some((&s.name, "struct")),
         Declaration::Alias(a) => Some((&a.name, "alias")),
         Declaration::Interface(i) => Some((&i.name, "interface")),
+        Declaration::Enum(e) => Some((&e.name, "enum")),
         Declaration::Package(_) => None,
     });
     let mut first_seen: HashMap<&str, (&Ident, &str)> = HashMap::new();
@@ -44,7 +45,11 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
             first.span.clone(),
             format!("first declared here as {}", with_article(first_kind)),
         )
-        .with_hint("structs, aliases and interfaces share one namespace; rename one of them")
+        .with_hint(if kind == "enum" || first_kind == "enum" {
+            "structs, aliases, interfaces and enums share one namespace; rename one of them"
+        } else {
+            "structs, aliases and interfaces share one namespace; rename one of them"
+        })
 }
 
 /// A field name used twice in one struct.

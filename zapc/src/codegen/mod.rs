@@ -1,12 +1,14 @@
 //! IR -> Rust, with `quote` (never strings) and `prettyplease`.
 //!
-//! For every struct: an owned type with the JSON mapping, a zero-copy reader, a builder
+//! For every enum: a Rust enum with an `Unknown(raw)` arm and its `ZapEnum` impl
+//! ([`enums::schema_enum`]). For every struct: an owned type with the JSON mapping, a zero-copy reader, a builder
 //! and the `ZapStruct` impl that ties them to the runtime ([`structs::schema_struct`]).
 //! For every interface: a method enum, a handler trait, a `Service` impl dispatching by
 //! ordinal, and a typed client stub. `#[derive(Zap)]` calls
 //! [`structs::derive_companions`], which shares everything but the owned type, so the
 //! two front ends cannot drift.
 
+pub mod enums;
 mod field;
 mod json;
 pub mod names;
@@ -39,6 +41,7 @@ impl Default for Options {
 /// Everything generated for a schema, as tokens.
 pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
     let eq_hash = eq_hash_structs(schema);
+    let enums = schema.enums.iter().map(|e| enums::schema_enum(e, opts));
     let structs = schema
         .structs
         .iter()
@@ -48,6 +51,7 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
         .iter()
         .map(|i| service::generate(schema, i, opts));
     quote! {
+        #(#enums)*
         #(#structs)*
         #(#interfaces)*
     }
@@ -63,6 +67,9 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
 pub fn render(schema: &Schema, opts: &Options) -> String {
     let mut out = header(&schema.source_name);
     let eq_hash = eq_hash_structs(schema);
+    for e in &schema.enums {
+        out.push_str(&format_tokens(enums::schema_enum(e, opts)));
+    }
     for s in &schema.structs {
         let eq = eq_hash.contains(s.name.as_str());
         out.push_str(&format_tokens(structs::schema_struct(s, eq, opts)));

@@ -16,6 +16,10 @@ pub mod aliases {
 pub mod docs {
     zap_runtime::include_schema!("docs");
 }
+/// Generated from `schemas/enums.zap`.
+pub mod enums {
+    zap_runtime::include_schema!("enums");
+}
 /// Generated from `schemas/eth.zap`.
 pub mod eth {
     zap_runtime::include_schema!("eth");
