@@ -44,6 +44,17 @@ struct Event {
     Note text @48
 }
 
+# Every enum width as a field and in a list: what the interop test sends both ways with the
+# Python runtime, which has no enums and reads each as its integer.
+struct Palette {
+    Main Color
+    Level Level
+    Flags list<Flag>
+    Colors list<Color>
+    Mode mode
+    Name text
+}
+
 struct LevelRequest {
     Level Level
 }
