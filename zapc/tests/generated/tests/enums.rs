@@ -1,9 +1,11 @@
 //! The enums of `schemas/enums.zap` through the generated code: the bytes of an enum
 //! field, round trips (wire and JSON, random values included), numbers the schema does not
-//! declare kept as `Unknown(n)` and written back unchanged, and the JSON forms.
+//! declare kept as `Unknown(n)` and written back unchanged, the JSON forms, and JSON-RPC
+//! through the method table the HTTP fallback drives.
 
 use proptest::prelude::*;
 use zap_runtime::{Builder, Message, ZapEnum, ZapStruct};
+use zapc_generated_tests::enums as enums_mod;
 use zapc_generated_tests::enums::{
     mode as Mode, Color, Event, EventBuilder, EventReader, Flag, Level, LevelResponse, Pixel,
     PixelReader,
@@ -184,4 +186,52 @@ proptest! {
         let json = serde_json::to_string(&event).unwrap();
         prop_assert_eq!(&serde_json::from_str::<Event>(&json).unwrap(), &event);
     }
+}
+
+struct Logger;
+
+impl enums_mod::Logs for Logger {
+    async fn set_level(
+        &self,
+        req: enums_mod::LevelRequestReader<'_>,
+    ) -> Result<LevelResponse, zap_runtime::CallError> {
+        // Answers with the level it was given, as the "previous" one.
+        Ok(LevelResponse {
+            previous: req.level(),
+            count: 1,
+        })
+    }
+}
+
+/// JSON-RPC through the method table the HTTP fallback drives: enum params by name or
+/// number, the unwrapped enum result as a name (or a number when undeclared).
+#[test]
+fn json_rpc_params_and_results_carry_enum_names() {
+    use zap_runtime::Service;
+    let svc = enums_mod::LogsService::new(Logger);
+    let method = <enums_mod::LogsService<Logger> as Service>::method_by_json_name("logs_setLevel")
+        .expect("logs_setLevel is in the table");
+    let call = |params: &str| -> Result<String, String> {
+        let raw: Box<serde_json::value::RawValue> = serde_json::from_str(params).unwrap();
+        let mut req = Builder::new();
+        (method.params_to_wire)(Some(&raw), method.positional, &mut req)
+            .map_err(|e| e.to_string())?;
+        let mut out = Builder::new();
+        futures_executor::block_on(svc.call(method.ordinal, req.as_bytes(), &mut out)).unwrap();
+        let mut json = Vec::new();
+        (method.result_to_json)(out.as_bytes(), method.result_field, &mut json).unwrap();
+        Ok(String::from_utf8(json).unwrap())
+    };
+    assert_eq!(call(r#"{"level": "Info"}"#).unwrap(), r#""Info""#);
+    assert_eq!(call(r#"["Error"]"#).unwrap(), r#""Error""#);
+    assert_eq!(call(r#"[20]"#).unwrap(), r#""Info""#);
+    assert_eq!(call(r#"[21]"#).unwrap(), "21");
+    let err = call(r#"["Loud"]"#).unwrap_err();
+    assert!(
+        err.contains("unknown value \"Loud\" of enum `Level`"),
+        "{err}"
+    );
+    // The OpenRPC document served by `rpc.discover` names the values.
+    let doc = <enums_mod::LogsService<Logger> as Service>::OPENRPC.unwrap();
+    assert!(doc.contains(r#""enum":["Debug","Info","Error"]"#), "{doc}");
 }
