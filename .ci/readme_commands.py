@@ -54,7 +54,7 @@ RULES = [
     # The command line.
     (r"cargo install --locked --path zapc", RUN,
      "installs zapc into the scratch CARGO_INSTALL_ROOT, first on the PATH of what follows"),
-    (r"zapc (generate|check|layout|encode|decode) .*", RUN_SCRATCH,
+    (r"zapc (generate|check|layout|encode|decode|fmt) .*", RUN_SCRATCH,
      "in a scratch copy of schemas/: `generate` writes src/generated/ into the working "
      "directory"),
     (r"echo \S+ > req\.json", RUN_SCRATCH, "the input of `zapc encode`"),

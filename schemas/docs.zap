@@ -8,7 +8,7 @@ package docs
 struct Account {
     # The account's numeric id.
     Id u64 @0
-    Name text @8   # a trailing comment is not documentation
+    Name text @8  # a trailing comment is not documentation
     #No space after the hash.
     Flags u32 @16
 }

@@ -10,19 +10,27 @@ enum Color : u8 {
     Blue = 7
 }
 
-# The whitespace form: the header line, then one value per indented line.
-enum Level : u16
+# Numbers need not be contiguous (the whitespace form of an enum is in enums_indent.zap).
+enum Level : u16 {
     Debug = 10
     Info = 20
     # A comment line inside the block.
 
     Error = 40000
+}
 
-# The one-line brace form; no value is 0, so the default is `Unknown(0)`.
-enum Flag : u32 { Low = 1  High = 4000000000 }
+# No value is 0, so the default is `Unknown(0)`.
+enum Flag : u32 {
+    Low = 1
+    High = 4000000000
+}
 
 # Value names are the JSON form, in any case; a Rust keyword becomes a raw identifier.
-enum mode : u8 { fast = 0  safe = 1  type = 2 }
+enum mode : u8 {
+    fast = 0
+    safe = 1
+    type = 2
+}
 
 type Shade = Color
 

@@ -1,23 +1,23 @@
-package eth                      # one package per file; '#' starts a comment to end of line
+package eth  # one package per file; '#' starts a comment to end of line
 
-type address = bytes_fixed[20]   # alias
-type hash32  = bytes_fixed[32]
+type address = bytes_fixed[20]  # alias
+type hash32 = bytes_fixed[32]
 
 # Doc comments: the '#' lines directly above a declaration or field
 # become documentation on the generated item.
 struct BalanceRequest {
-    Id      u64     @0
+    Id u64 @0
     # A block number, or a block tag (`latest`, `pending`, `safe`, `finalized`) as a
     # reserved value near u64::MAX; `earliest` is block 0.
-    Block   u64     @8    json(quantity, block_tags)
+    Block u64 @8 json(quantity, block_tags)
     Account address @16
 }
 
 struct BalanceResponse {
-    Id        u64    @0
+    Id u64 @0
     # Wei.
-    Balance   u64    @8   json(quantity)
-    Nonce     u64    @16  json(quantity)
+    Balance u64 @8 json(quantity)
+    Nonce u64 @16 json(quantity)
     BlockHash hash32 @24
 }
 

@@ -6,12 +6,12 @@ package recursive
 # A linked chain.
 struct Node {
     Value u64
-    Next  Node
+    Next Node
 }
 
 # A tree whose children are framed (Label is text), with extra shared references.
 struct Tree {
     Label text
-    Kids  list<Tree>
-    Refs  list<ptr<Tree>>
+    Kids list<Tree>
+    Refs list<ptr<Tree>>
 }

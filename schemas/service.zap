@@ -2,8 +2,13 @@
 # count from 1 in declaration order.
 package service
 
-struct Query { Id u64 }
-struct Answer { Id u64  Body text }
+struct Query {
+    Id u64
+}
+struct Answer {
+    Id u64
+    Body text
+}
 
 interface Store {
     # Full form: named parameter and result.

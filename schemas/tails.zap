@@ -2,5 +2,15 @@
 # fixed-size byte arrays (shared/vectors/flat.json).
 package tails
 
-struct BalanceRequest { Id u64 @0  Block u64 @8  Method text @16  Account bytes @24 }
-struct BalanceResponse { Id u64 @0  Balance u64 @8  Nonce u64 @16  BlockHash bytes @24 }
+struct BalanceRequest {
+    Id u64 @0
+    Block u64 @8
+    Method text @16
+    Account bytes @24
+}
+struct BalanceResponse {
+    Id u64 @0
+    Balance u64 @8
+    Nonce u64 @16
+    BlockHash bytes @24
+}

@@ -6,8 +6,10 @@
 
 mod alias_cycles;
 mod bytes_fixed;
+mod consts;
 mod duplicates;
 pub mod enums;
+mod evolution;
 mod indentation;
 mod json;
 mod lists;
@@ -19,6 +21,9 @@ mod pointers;
 mod suggest;
 mod types;
 
+pub(crate) use consts::const_type;
+pub use consts::rust_name as const_rust_name;
+pub(crate) use evolution::method_ordinal;
 pub(crate) use json::{field_json, method_json};
 
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};
@@ -76,6 +81,10 @@ const RULES: &[Rule] = &[
     enums::empty_enums,
     enums::enum_value_names,
     enums::enum_value_numbers,
+    evolution::ordinals_out_of_range,
+    evolution::ordinal_conflicts,
+    consts::const_values,
+    consts::const_names,
 ];
 
 /// Run every rule; an empty result means the file can be lowered.

@@ -1174,6 +1174,7 @@ impl Version {
                 structs: Vec::new(),
                 interfaces: Vec::new(),
                 enums: Vec::new(),
+                consts: Vec::new(),
             },
         }
     }

@@ -19,6 +19,7 @@ pub mod codegen;
 pub mod compat;
 mod config;
 pub mod diag;
+pub mod fmt;
 pub mod frontend;
 pub mod layout;
 pub mod lower;

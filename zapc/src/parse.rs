@@ -4,8 +4,8 @@
 //! # What is accepted
 //!
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
-//!   `package NAME`, `type NAME = TYPE`, `struct NAME BLOCK`, `interface NAME BLOCK`,
-//!   `enum NAME : REPR BLOCK` (a BLOCK of `Value = N` items).
+//!   `package NAME`, `type NAME = TYPE`, `const NAME: TYPE = VALUE`, `struct NAME BLOCK`,
+//!   `interface NAME BLOCK`, `enum NAME : REPR BLOCK` (a BLOCK of `Value = N` items).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
 //!   or just spaces, so `struct G { A u32 @0  B text @8 }` fits on one line), or the
 //!   whitespace form: nothing after the header, then one item per indented line. Blank and
@@ -16,6 +16,11 @@
 //!   RESULT is `(PARAMS)` or a bare `Type`, and BITS the capability permission bits a
 //!   call needs (decimal or `0x` hex). Any number of parameters and results parse; the
 //!   checker allows at most one each.
+//! - Schema evolution (docs/evolution.md): `const NAME: Type = VALUE` at top level (VALUE an
+//!   integer, decimal or `0x` hex, optionally negative, `true`/`false` or a `"text"`);
+//!   `deprecated` after a struct name, after a field's offset and after a method's
+//!   `requires`; `name @N (...)`, a method's explicit ordinal; `reserved @N` among methods
+//!   and `reserved Name Type [@Offset]` among fields.
 //! - After a field or a method, optionally `json(OPTION, ...)`, where an OPTION is a
 //!   name, or `name = VALUE` with VALUE a `"string"`, a name or `[Name, ...]`; which
 //!   options exist is the checker's business.
@@ -34,16 +39,16 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, Declaration, EnumDecl, EnumValueDecl, FieldDecl, Ident, Indentation,
-    InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue, PackageDecl,
-    ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, EnumDecl, EnumValueDecl, FieldDecl,
+    Ident, Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue,
+    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
-mod grammar {
+pub(crate) mod grammar {
     #[derive(pest_derive::Parser)]
     #[grammar = "grammar.pest"]
-    pub(super) struct ZapParser;
+    pub(crate) struct ZapParser;
 }
 
 use grammar::{Rule, ZapParser};
@@ -118,6 +123,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
                 Rule::enum_decl => Declaration::Enum(self.enumeration(pair)?),
+                Rule::const_decl => Declaration::Const(self.constant(pair)?),
                 _ => continue,
             };
             declarations.push(declaration);
@@ -146,15 +152,32 @@ impl<'s> TreeBuilder<'s> {
     fn structure(&mut self, pair: Pair<'_, Rule>) -> Built<StructDecl> {
         let doc = doc_above(self.source, pair.as_span().start());
         let name = ident(&child(&pair, Rule::struct_name)?);
+        let deprecated = find_child(&pair, Rule::deprecation).map(|d| span_of(&d));
         let mut fields = Vec::new();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::field => fields.push(self.field(part)?),
+                Rule::reserved_field => fields.push(self.field(part)?),
                 Rule::indented_line => self.note_indentation(&part),
                 _ => {}
             }
         }
-        Ok(StructDecl { doc, name, fields })
+        Ok(StructDecl {
+            doc,
+            name,
+            fields,
+            deprecated,
+        })
+    }
+
+    fn constant(&self, pair: Pair<'_, Rule>) -> Built<ConstDecl> {
+        let value = child(&pair, Rule::const_value)?;
+        Ok(ConstDecl {
+            doc: doc_above(self.source, pair.as_span().start()),
+            name: ident(&child(&pair, Rule::const_name)?),
+            ty: type_expr(child(&pair, Rule::type_expr)?)?,
+            value: const_literal(value)?,
+        })
     }
 
     fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
@@ -168,6 +191,8 @@ impl<'s> TreeBuilder<'s> {
             ty: type_expr(child(&pair, Rule::type_expr)?)?,
             offset,
             json: json_options(&pair)?,
+            reserved: find_child(&pair, Rule::kw_reserved).map(|k| span_of(&k)),
+            deprecated: find_child(&pair, Rule::deprecation).map(|d| span_of(&d)),
         })
     }
 
@@ -175,14 +200,21 @@ impl<'s> TreeBuilder<'s> {
         let doc = doc_above(self.source, pair.as_span().start());
         let name = ident(&child(&pair, Rule::interface_name)?);
         let mut methods = Vec::new();
+        let mut reserved = Vec::new();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::method => methods.push(self.method(part)?),
+                Rule::reserved_method => reserved.push(ordinal(&part)?),
                 Rule::indented_line => self.note_indentation(&part),
                 _ => {}
             }
         }
-        Ok(InterfaceDecl { doc, name, methods })
+        Ok(InterfaceDecl {
+            doc,
+            name,
+            methods,
+            reserved,
+        })
     }
 
     fn method(&self, pair: Pair<'_, Rule>) -> Built<MethodDecl> {
@@ -200,9 +232,15 @@ impl<'s> TreeBuilder<'s> {
             }
             None => None,
         };
+        let explicit = match find_child(&pair, Rule::ordinal) {
+            Some(_) => Some(ordinal(&pair)?),
+            None => None,
+        };
         Ok(MethodDecl {
             doc: doc_above(self.source, pair.as_span().start()),
             name: ident(&child(&pair, Rule::method_name)?),
+            ordinal: explicit,
+            deprecated: find_child(&pair, Rule::deprecation).map(|d| span_of(&d)),
             params: parameters(child(&pair, Rule::parameters)?)?,
             results,
             requires,
@@ -242,6 +280,37 @@ impl<'s> TreeBuilder<'s> {
             });
         }
     }
+}
+
+/// The `@N` of a method or of `reserved @N` (the digits).
+fn ordinal(item: &Pair<'_, Rule>) -> Built<Number> {
+    let ordinal = child(item, Rule::ordinal)?;
+    Ok(number(&child(&ordinal, Rule::ordinal_number)?))
+}
+
+/// A constant's value: which literal it is, as written.
+fn const_literal(pair: Pair<'_, Rule>) -> Built<ConstLiteral> {
+    let span = span_of(&pair);
+    let inner = pair
+        .into_inner()
+        .next()
+        .ok_or_else(|| internal_error(span.clone(), "empty constant value"))?;
+    let (text, span) = (inner.as_str(), span_of(&inner));
+    Ok(match inner.as_rule() {
+        Rule::const_integer => ConstLiteral::Integer {
+            text: text.to_owned(),
+            span,
+        },
+        Rule::const_bool => ConstLiteral::Bool {
+            value: text == "true",
+            span,
+        },
+        Rule::const_text => ConstLiteral::Text {
+            text: text[1..text.len() - 1].to_owned(),
+            span,
+        },
+        _ => return Err(internal_error(span, "unexpected constant value")),
+    })
 }
 
 fn method_results(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use zapc::load_str;
 
-const VALID_SCHEMAS: [&str; 11] = [
+const VALID_SCHEMAS: [&str; 12] = [
     include_str!("../../schemas/eth.zap"),
     include_str!("../../schemas/kitchen.zap"),
     include_str!("../../schemas/aliases.zap"),
@@ -17,6 +17,7 @@ const VALID_SCHEMAS: [&str; 11] = [
     include_str!("../../schemas/golden.zap"),
     include_str!("../../schemas/tails.zap"),
     include_str!("../../schemas/enums.zap"),
+    include_str!("../../schemas/enums_indent.zap"),
 ];
 
 /// Pieces of schema syntax, plus things that should never appear.
@@ -82,6 +83,8 @@ const TOKENS: &[&str] = &[
 
 fn load_never_panics(text: &str) {
     // The result does not matter; reaching this line without a panic does.
+    let _ = zapc::fmt::format(text, zapc::fmt::Style::Braces);
+    let _ = zapc::fmt::format(text, zapc::fmt::Style::Indented);
     let outcome = load_str("fuzz.zap", text);
     if let Err(errors) = outcome {
         assert!(!errors.is_empty());

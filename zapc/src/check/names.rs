@@ -16,7 +16,8 @@ pub(super) fn builtin_names_redeclared(cx: &Context<'_>, errors: &mut Vec<Diagno
         Declaration::Alias(a) => Some(&a.name),
         Declaration::Interface(i) => Some(&i.name),
         Declaration::Enum(e) => Some(&e.name),
-        Declaration::Package(_) => None,
+        // A constant is a value, not a type: it hides no type name.
+        Declaration::Package(_) | Declaration::Const(_) => None,
     });
     for name in names {
         let text = name.text.as_str();

@@ -5,6 +5,7 @@ mod check;
 mod codec;
 mod compat;
 mod dynamic;
+mod fmt;
 mod generate;
 mod layout;
 mod openrpc;
@@ -30,6 +31,7 @@ enum Command {
     Decode(codec::DecodeArgs),
     Openrpc(openrpc::Args),
     Compat(compat::Args),
+    Fmt(fmt::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -42,5 +44,6 @@ pub fn run() -> ExitCode {
         Command::Layout(args) => layout::run(&args),
         Command::Openrpc(args) => openrpc::run(&args),
         Command::Compat(args) => compat::run(&args),
+        Command::Fmt(args) => fmt::run(&args),
     }
 }

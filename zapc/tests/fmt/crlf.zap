@@ -1,0 +1,2 @@
+package crlf
+struct A { X u8 @0 }
