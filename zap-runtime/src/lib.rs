@@ -41,6 +41,7 @@ mod builder;
 pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
+pub mod copies;
 mod enums;
 mod error;
 pub mod frame;
