@@ -5,7 +5,7 @@
 //!
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
 //!   `package NAME`, `type NAME = TYPE`, `const NAME: TYPE = VALUE`, `struct NAME BLOCK`,
-//!   `interface NAME BLOCK`.
+//!   `interface NAME BLOCK`, `enum NAME : REPR BLOCK` (a BLOCK of `Value = N` items).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
 //!   or just spaces, so `struct G { A u32 @0  B text @8 }` fits on one line), or the
 //!   whitespace form: nothing after the header, then one item per indented line. Blank and
@@ -39,9 +39,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, FieldDecl, Ident, Indentation,
-    InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue, PackageDecl,
-    ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, EnumDecl, EnumValueDecl, FieldDecl,
+    Ident, Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue,
+    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -122,6 +122,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::alias_decl => Declaration::Alias(self.alias(pair)?),
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
+                Rule::enum_decl => Declaration::Enum(self.enumeration(pair)?),
                 Rule::const_decl => Declaration::Const(self.constant(pair)?),
                 _ => continue,
             };
@@ -250,6 +251,30 @@ impl<'s> TreeBuilder<'s> {
             results,
             requires,
             json: json_options(&pair)?,
+        })
+    }
+
+    fn enumeration(&mut self, pair: Pair<'_, Rule>) -> Built<EnumDecl> {
+        let doc = doc_above(self.source, pair.as_span().start());
+        let name = ident(&child(&pair, Rule::enum_name)?);
+        let repr = ident(&child(&pair, Rule::enum_repr)?);
+        let mut values = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::enum_value => values.push(EnumValueDecl {
+                    doc: doc_above(self.source, part.as_span().start()),
+                    name: ident(&child(&part, Rule::value_name)?),
+                    value: number(&child(&part, Rule::value_number)?),
+                }),
+                Rule::indented_line => self.note_indentation(&part),
+                _ => {}
+            }
+        }
+        Ok(EnumDecl {
+            doc,
+            name,
+            repr,
+            values,
         })
     }
 
