@@ -19,6 +19,8 @@ pub struct Schema {
     pub structs: Vec<Struct>,
     /// Interfaces in declaration order.
     pub interfaces: Vec<Interface>,
+    /// Enums in declaration order.
+    pub enums: Vec<Enum>,
     /// Constants (`const NAME: Type = value`) in declaration order; never on the wire.
     pub consts: Vec<Const>,
 }
@@ -28,6 +30,51 @@ impl Schema {
     pub fn struct_named(&self, name: &str) -> Option<&Struct> {
         self.structs.iter().find(|s| s.name == name)
     }
+
+    /// Look an enum up by its schema name.
+    pub fn enum_named(&self, name: &str) -> Option<&Enum> {
+        self.enums.iter().find(|e| e.name == name)
+    }
+}
+
+/// `enum Name : u8 { A = 0 ... }`: named values of an unsigned integer. A field of enum
+/// type is that integer on the wire; values a reader does not know are kept as numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enum {
+    /// Schema name as written (`Color`).
+    pub name: String,
+    pub doc: Vec<String>,
+    /// The integer on the wire: [`Scalar::U8`], [`Scalar::U16`] or [`Scalar::U32`].
+    pub repr: Scalar,
+    /// Values in declaration order; names and numbers are unique, never empty.
+    pub values: Vec<EnumValue>,
+}
+
+impl Enum {
+    /// The representations an enum may have.
+    pub const REPRS: [Scalar; 3] = [Scalar::U8, Scalar::U16, Scalar::U32];
+
+    /// The name of the value `raw`, if declared.
+    pub fn name_of(&self, raw: u64) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|v| u64::from(v.value) == raw)
+            .map(|v| v.name.as_str())
+    }
+
+    /// The number of the value named `name`, if declared.
+    pub fn value_named(&self, name: &str) -> Option<u32> {
+        self.values.iter().find(|v| v.name == name).map(|v| v.value)
+    }
+}
+
+/// One named value of an enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumValue {
+    /// Name as written (`Red`): the Rust variant and the JSON form.
+    pub name: String,
+    pub doc: Vec<String>,
+    pub value: u32,
 }
 
 /// A struct with every field at its final byte offset.
@@ -186,6 +233,11 @@ pub enum Type {
     BytesFixed(u32),
     /// A struct by name: a 4-byte signed pointer slot to a child object.
     Struct(String),
+    /// An enum by name, stored inline as its representation (`repr`).
+    Enum {
+        name: String,
+        repr: Scalar,
+    },
     /// `list<T>` or `list<ptr<T>>`: an 8-byte slot.
     List(Box<List>),
 }
@@ -194,7 +246,7 @@ impl Type {
     /// Width of the slot this type occupies in an object's fixed section.
     pub fn slot_width(&self) -> u32 {
         match self {
-            Type::Scalar(s) => s.width(),
+            Type::Scalar(s) | Type::Enum { repr: s, .. } => s.width(),
             Type::Text | Type::Bytes | Type::List(_) => 8,
             Type::BytesFixed(n) => *n,
             Type::Struct(_) => 4,
@@ -209,7 +261,7 @@ impl Type {
             Type::Text => "text".to_owned(),
             Type::Bytes => "bytes".to_owned(),
             Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
-            Type::Struct(name) => name.clone(),
+            Type::Struct(name) | Type::Enum { name, .. } => name.clone(),
             Type::List(list) => match list.shape {
                 ListShape::Pointer => format!("list<ptr<{}>>", list.elem.schema_syntax()),
                 _ => format!("list<{}>", list.elem.schema_syntax()),
@@ -217,9 +269,13 @@ impl Type {
         }
     }
 
-    /// True for types that live entirely inside the fixed section (scalars, `bytes_fixed`).
+    /// True for types that live entirely inside the fixed section (scalars, enums,
+    /// `bytes_fixed`).
     pub fn is_inline(&self) -> bool {
-        matches!(self, Type::Scalar(_) | Type::BytesFixed(_))
+        matches!(
+            self,
+            Type::Scalar(_) | Type::Enum { .. } | Type::BytesFixed(_)
+        )
     }
 }
 

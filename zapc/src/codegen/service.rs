@@ -276,7 +276,6 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         quote! {
             #(#[doc = #owned_doc])*
             #deprecated
-            #[allow(deprecated)]
             fn #owned_name(&self, #arg: #rt::Owned<#t>) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send {
                 async move { self.#name(#arg.get()).await }
             }
