@@ -16,7 +16,9 @@ What it does:
      enums, constants, explicit method ordinals, reserved slots and `deprecated`;
   3. runs `zapc check FILE` of both builds in every round, in alternating order, and
      reports per size the median wall time of each and the median of the per-round
-     ratios (this checkout / base); the second set is timed with this checkout only.
+     ratios (this checkout / base); the second set is timed with this checkout only;
+  4. counts the instructions of one run of each under valgrind's callgrind, which gives
+     the same count whatever else the machine is doing (needs valgrind).
 
 Every figure is a whole process as a user runs it: start-up, reading the file, parse,
 check, layout. Wall times on a shared machine are noisy; the ratio of the same round is
@@ -102,6 +104,22 @@ def timed(binary: Path, path: Path) -> float:
     return elapsed
 
 
+def instructions(binary: Path, path: Path) -> int:
+    """Instructions of one whole `zapc check` run under callgrind: the same count for the
+    same binary and input whatever else the machine is doing."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", str(binary), "check", str(path)],
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        sys.exit(f"callgrind {binary} check {path} failed:\n{done.stderr}")
+    for line in done.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    sys.exit(f"no instruction count in callgrind's output:\n{done.stderr}")
+
+
 def last_base() -> str | None:
     if not RESULTS.exists():
         return None
@@ -148,6 +166,7 @@ def main() -> None:
             news.append(w)
             ratios.append(w / o)
             evolveds.append(timed(new, evolved))
+        counts = (instructions(old, plain), instructions(new, plain), instructions(new, evolved))
         rows.append(
             (
                 n,
@@ -158,6 +177,7 @@ def main() -> None:
                 min(ratios),
                 max(ratios),
                 statistics.median(evolveds) * 1e3,
+                counts,
             )
         )
         print(f"{n} structs: base {rows[-1][2]:.1f} ms, this {rows[-1][3]:.1f} ms, ratio {rows[-1][4]:.3f}", file=sys.stderr)
@@ -167,12 +187,13 @@ def main() -> None:
         f"Base revision: `{base_sha}`; this checkout: `{head_sha}`; {args.rounds} paired rounds; "
         "`zapc check FILE`, release build, wall time of the whole process.",
         "",
-        "| structs | lines | base | this checkout | this / base, median of rounds (min–max) | with enums, consts, ordinals, reserved, deprecated |",
-        "|---:|---:|---:|---:|---:|---:|",
+        "| structs | lines | base | this checkout | this / base, median of rounds (min–max) | instructions, base → this (ratio) | with enums, consts, ordinals, reserved, deprecated |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for n, lines, o, w, ratio, lo, hi, ev in rows:
+    for n, lines, o, w, ratio, lo, hi, ev, (io, iw, ie) in rows:
         text.append(
-            f"| {n:,} | {lines:,} | {o:.1f} ms | {w:.1f} ms | {ratio:.3f}× ({lo:.2f}–{hi:.2f}) | {ev:.1f} ms |"
+            f"| {n:,} | {lines:,} | {o:.1f} ms | {w:.1f} ms | {ratio:.3f}× ({lo:.2f}–{hi:.2f}) "
+            f"| {io / 1e6:.1f} M → {iw / 1e6:.1f} M ({iw / io:.3f}×) | {ev:.1f} ms, {ie / 1e6:.1f} M instructions |"
         )
     RESULTS.write_text("\n".join(text) + "\n")
     print("\n".join(text))
