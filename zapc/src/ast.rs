@@ -60,6 +60,16 @@ pub enum Declaration {
     Alias(AliasDecl),
     Struct(StructDecl),
     Interface(InterfaceDecl),
+    Import(ImportDecl),
+}
+
+/// `import "common.zap"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportDecl {
+    /// The path as written, without the quotes.
+    pub path: String,
+    /// The quoted path, quotes included.
+    pub span: Span,
 }
 
 /// `package NAME`.
@@ -257,6 +267,14 @@ impl SchemaFile {
     pub fn interfaces(&self) -> impl Iterator<Item = &InterfaceDecl> {
         self.declarations.iter().filter_map(|d| match d {
             Declaration::Interface(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Every import, in order.
+    pub fn imports(&self) -> impl Iterator<Item = &ImportDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Import(i) => Some(i),
             _ => None,
         })
     }

@@ -7,6 +7,7 @@
 mod alias_cycles;
 mod bytes_fixed;
 mod duplicates;
+mod imports;
 mod indentation;
 mod json;
 mod lists;
@@ -20,8 +21,11 @@ mod types;
 
 pub(crate) use json::{field_json, method_json};
 
+use std::collections::HashMap;
+
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};
 use crate::diag::Diagnostic;
+use crate::ir::ListShape;
 use crate::layout::SlotTable;
 use crate::resolve::Symbols;
 
@@ -31,17 +35,34 @@ pub struct Context<'a> {
     pub file: &'a SchemaFile,
     pub symbols: Symbols<'a>,
     pub slots: SlotTable,
+    /// The packages this file imports directly: the ones it may name in `pkg.Type`.
+    pub imported_packages: Vec<String>,
+    /// Size and list shape of every imported struct, by qualified name.
+    pub imported_shapes: HashMap<String, (u32, ListShape)>,
 }
 
 impl<'a> Context<'a> {
     /// Resolve the names of `file` and place its slots.
     pub fn new(file: &'a SchemaFile) -> Self {
-        let symbols = Symbols::collect(file);
+        Context::with_imports(file, &[], Vec::new(), HashMap::new())
+    }
+
+    /// [`Context::new`] for a file with imports: `imported` are the imported files (all of
+    /// them, transitively), their names qualified ([`crate::imports`]).
+    pub fn with_imports(
+        file: &'a SchemaFile,
+        imported: &[&'a SchemaFile],
+        imported_packages: Vec<String>,
+        imported_shapes: HashMap<String, (u32, ListShape)>,
+    ) -> Self {
+        let symbols = Symbols::collect_with_imports(file, imported);
         let slots = SlotTable::place(file, &symbols);
         Context {
             file,
             symbols,
             slots,
+            imported_packages,
+            imported_shapes,
         }
     }
 }
@@ -58,6 +79,7 @@ const RULES: &[Rule] = &[
     duplicates::duplicate_methods,
     names::builtin_names_redeclared,
     types::unknown_types,
+    imports::qualified_type_names,
     alias_cycles::alias_cycles,
     bytes_fixed::empty_or_oversized_bytes_fixed,
     pointers::ptr_outside_list,

@@ -226,6 +226,28 @@ impl Comparison<'_> {
                 && !self.renamed_structs.contains(&s.name)
                 && same_struct(self.old, name, self.new, &s.name, &mut Vec::new())
         });
+        // A struct moved into an imported file (`common.Point`), layout kept: the same.
+        let moved = self
+            .new
+            .imports
+            .iter()
+            .flat_map(|i| &i.structs)
+            .filter(|s| self.old.struct_named(&s.name).is_none())
+            .filter(|s| same_struct(self.old, name, self.new, &s.name, &mut Vec::new()))
+            .min_by_key(|s| s.name.split_once('.').map(|(_, local)| local) != Some(name.as_str()));
+        if let Some(moved) = moved {
+            self.push(
+                Class::Safe,
+                format!(
+                    "struct `{name}` moved to an imported file as `{}`: same layout, and struct \
+                     names are not on the wire (generated type paths change)",
+                    moved.name
+                ),
+                Side::Old,
+                Item::Struct(name.clone()),
+            );
+            return;
+        }
         if let Some(new_struct) = renamed {
             self.renamed_structs.insert(new_struct.name.clone());
             self.push(
@@ -885,6 +907,19 @@ pub struct Version {
 }
 
 impl Version {
+    /// [`Version::load`] for a file with imports, read relative to `dir` (from the file
+    /// system, also when `text` comes from git).
+    pub fn load_in(name: &str, text: &str, dir: &std::path::Path) -> Result<Version, Diagnostics> {
+        let schema = crate::frontend::load_str_in(name, text, dir)?;
+        let file = parse::parse(text).map_err(|error| Diagnostics::new(name, text, vec![error]))?;
+        Ok(Version {
+            name: name.to_owned(),
+            text: text.to_owned(),
+            file,
+            schema,
+        })
+    }
+
     /// Parse, check and lay out `text`, keeping what [`render`] needs.
     pub fn load(name: &str, text: &str) -> Result<Version, Diagnostics> {
         let fail = |errors| Diagnostics::new(name, text, errors);
@@ -915,6 +950,7 @@ impl Version {
                 package,
                 structs: Vec::new(),
                 interfaces: Vec::new(),
+                imports: Vec::new(),
             },
         }
     }

@@ -19,13 +19,38 @@ pub struct Schema {
     pub structs: Vec<Struct>,
     /// Interfaces in declaration order.
     pub interfaces: Vec<Interface>,
+    /// Every file this one imports, directly or through another import, checked and laid
+    /// out, dependencies first. In them every struct name is qualified by its package
+    /// (`common.Kind`, and so are the struct types of their fields), so a qualified name
+    /// means the same everywhere. Their interfaces are left out.
+    pub imports: Vec<Schema>,
 }
 
 impl Schema {
-    /// Look a struct up by its schema name.
+    /// Look a struct up by its schema name: a struct of this file (`Kind`) or, by its
+    /// qualified name, of an imported one (`common.Kind`).
     pub fn struct_named(&self, name: &str) -> Option<&Struct> {
+        if name.contains('.') {
+            return self
+                .imports
+                .iter()
+                .flat_map(|i| &i.structs)
+                .find(|s| s.name == name);
+        }
         self.structs.iter().find(|s| s.name == name)
     }
+
+    /// This file's structs, then those of every imported file (qualified names).
+    pub fn all_structs(&self) -> impl Iterator<Item = &Struct> {
+        self.structs
+            .iter()
+            .chain(self.imports.iter().flat_map(|i| &i.structs))
+    }
+}
+
+/// The package and the name of a qualified type name (`common.Kind`), if it is one.
+pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    name.split_once('.')
 }
 
 /// A struct with every field at its final byte offset.

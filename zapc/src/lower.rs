@@ -34,6 +34,7 @@ pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnost
             .interfaces()
             .map(|i| lowering.interface(i))
             .collect::<Result<_, _>>()?,
+        imports: Vec::new(),
     })
 }
 
@@ -60,6 +61,9 @@ impl StructShapes {
             by_name
                 .entry(decl.name.text.clone())
                 .or_insert((size, shape));
+        }
+        for (name, size_and_shape) in &cx.imported_shapes {
+            by_name.entry(name.clone()).or_insert(*size_and_shape);
         }
         Ok(StructShapes { by_name })
     }

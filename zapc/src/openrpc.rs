@@ -60,9 +60,9 @@ fn build(schema: &ir::Schema) -> Json {
         .iter()
         .flat_map(|i| i.methods.iter().map(move |m| method(schema, i, m)))
         .collect();
+    // Imported structs are named by their qualified names (`common.Kind`).
     let components = schema
-        .structs
-        .iter()
+        .all_structs()
         .map(|s| (s.name.clone(), struct_schema(s)))
         .collect();
     Json::obj()

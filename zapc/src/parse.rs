@@ -33,9 +33,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, Declaration, FieldDecl, Ident, Indentation, InterfaceDecl, JsonOption,
-    JsonOptions, MethodDecl, Number, OptionValue, PackageDecl, ParamDecl, SchemaFile, Span,
-    StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, Declaration, FieldDecl, Ident, ImportDecl, Indentation, InterfaceDecl,
+    JsonOption, JsonOptions, MethodDecl, Number, OptionValue, PackageDecl, ParamDecl, SchemaFile,
+    Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -116,6 +116,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::alias_decl => Declaration::Alias(self.alias(pair)?),
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
+                Rule::import_decl => Declaration::Import(import(&pair)?),
                 _ => continue,
             };
             declarations.push(declaration);
@@ -216,6 +217,15 @@ impl<'s> TreeBuilder<'s> {
             });
         }
     }
+}
+
+fn import(pair: &Pair<'_, Rule>) -> Built<ImportDecl> {
+    let path = child(pair, Rule::import_path)?;
+    let quoted = path.as_str();
+    Ok(ImportDecl {
+        path: quoted[1..quoted.len() - 1].to_owned(),
+        span: span_of(&path),
+    })
 }
 
 fn method_results(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {

@@ -5,12 +5,13 @@
 use std::path::Path;
 
 use zapc::codegen::{format_tokens, render, Options};
-use zapc::load_str;
+use zapc::{load_str, load_str_in};
 
 fn generate(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let name = format!("schemas/{}", path.file_name().unwrap().to_string_lossy());
-    let schema = load_str(&name, &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    let schema = load_str_in(&name, &text, path.parent().unwrap())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
     render(&schema, &Options::default())
 }
 

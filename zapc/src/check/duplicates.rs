@@ -14,7 +14,7 @@ pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnost
         Declaration::Struct(s) => Some((&s.name, "struct")),
         Declaration::Alias(a) => Some((&a.name, "alias")),
         Declaration::Interface(i) => Some((&i.name, "interface")),
-        Declaration::Package(_) => None,
+        Declaration::Package(_) | Declaration::Import(_) => None,
     });
     let mut first_seen: HashMap<&str, (&Ident, &str)> = HashMap::new();
     for (name, kind) in named {

@@ -15,7 +15,7 @@ pub(super) fn builtin_names_redeclared(cx: &Context<'_>, errors: &mut Vec<Diagno
         Declaration::Struct(s) => Some(&s.name),
         Declaration::Alias(a) => Some(&a.name),
         Declaration::Interface(i) => Some(&i.name),
-        Declaration::Package(_) => None,
+        Declaration::Package(_) | Declaration::Import(_) => None,
     });
     for name in names {
         let text = name.text.as_str();

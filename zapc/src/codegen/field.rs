@@ -95,10 +95,7 @@ impl<'a> FieldGen<'a> {
     pub fn new(field: &'a Field, names: FieldNames, owner: &Ident, rt: &'a syn::Path) -> Self {
         let struct_ty = |name: &str| match &names.struct_ty {
             Some(ty) => ty.clone(),
-            None => {
-                let ident = names::type_ident(name);
-                quote!(#ident)
-            }
+            None => names::type_path(name),
         };
         let kind = Kind::of(&field.ty, &struct_ty);
         let offset_const = names::offset_const(&names.snake);

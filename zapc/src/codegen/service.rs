@@ -230,7 +230,7 @@ fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
 fn result_type(m: &Method) -> TokenStream {
     match &m.result {
         Some(p) => {
-            let t = names::type_ident(&p.ty);
+            let t = names::type_path(&p.ty);
             quote!(#t)
         }
         None => quote!(()),
@@ -243,7 +243,7 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     let result = result_type(m);
     let param = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-        let reader = names::suffixed(&p.ty, "Reader");
+        let reader = names::suffixed_path(&p.ty, "Reader");
         quote!(, #arg: #reader<'_>)
     });
     quote! {
@@ -265,7 +265,7 @@ fn method_info(
     let json_name = m.json_rpc_name(&iface.name);
     let (request, params_to_wire) = match &m.param {
         Some(p) => {
-            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            let (n, t) = (&p.ty, names::type_path(&p.ty));
             (
                 quote!(::core::option::Option::Some(#n)),
                 quote!(#rt::json::params_to_wire::<#t>),
@@ -303,7 +303,7 @@ fn method_info(
     };
     let (response, result_to_json) = match &m.result {
         Some(p) => {
-            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            let (n, t) = (&p.ty, names::type_path(&p.ty));
             (
                 quote!(::core::option::Option::Some(#n)),
                 quote!(#rt::json::result_to_json::<#t>),
@@ -341,7 +341,7 @@ fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream 
     let name = method_ident(m);
     let call = match &m.param {
         Some(p) => {
-            let reader = names::suffixed(&p.ty, "Reader");
+            let reader = names::suffixed_path(&p.ty, "Reader");
             let ty = &p.ty;
             quote! {
                 let req = match #reader::parse(payload) {
@@ -385,7 +385,7 @@ fn client_method(
     let (param, payload) = match &m.param {
         Some(p) => {
             let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-            let t = names::type_ident(&p.ty);
+            let t = names::type_path(&p.ty);
             (
                 quote!(, #arg: &#t),
                 quote! {

@@ -66,8 +66,9 @@ fn expected_phrase(rules: &[Rule]) -> String {
     }
 }
 
-const DECLARATION_KEYWORDS: [Rule; 4] = [
+const DECLARATION_KEYWORDS: [Rule; 5] = [
     Rule::kw_package,
+    Rule::kw_import,
     Rule::kw_type,
     Rule::kw_struct,
     Rule::kw_interface,
@@ -97,6 +98,9 @@ fn describe(rule: Rule) -> &'static str {
         Rule::schema => "a schema",
         Rule::line_break => "a line break",
         Rule::package_decl => "a package declaration",
+        Rule::import_decl => "an import",
+        Rule::import_path => "a quoted file path like `\"common.zap\"`",
+        Rule::kw_import => "`import`",
         Rule::alias_decl => "a type alias",
         Rule::struct_decl => "a struct",
         Rule::interface_decl => "an interface",
@@ -151,7 +155,7 @@ fn describe(rule: Rule) -> &'static str {
         // Silent rules: pest never reports them, but they are named for completeness.
         Rule::WHITESPACE | Rule::blank_line_rest => "a space",
         Rule::COMMENT => "a comment",
-        Rule::declaration => "a declaration (`package`, `type`, `struct` or `interface`)",
+        Rule::declaration => "a declaration (`package`, `import`, `type`, `struct` or `interface`)",
         Rule::end_of_declaration => "the end of the declaration",
         Rule::brace_fields | Rule::indented_fields => "fields",
         Rule::brace_methods | Rule::indented_methods => "methods",
@@ -161,7 +165,7 @@ fn describe(rule: Rule) -> &'static str {
 
 /// A one-line reminder of the syntax of what was expected, the most specific first.
 fn hint_for(rules: &[Rule]) -> Option<&'static str> {
-    const BY_PRIORITY: [(Rule, &str); 12] = [
+    const BY_PRIORITY: [(Rule, &str); 13] = [
         (Rule::offset_number, "an offset is `@` followed by a byte offset, e.g. `@16`"),
         (Rule::byte_count, "a fixed byte array is written `bytes_fixed[N]`, e.g. `bytes_fixed[32]`"),
         (Rule::type_expr, "a type is a scalar like `u64`, `text`, `bytes`, `bytes_fixed[N]`, `list<T>`, a struct or an alias"),
@@ -173,7 +177,8 @@ fn hint_for(rules: &[Rule]) -> Option<&'static str> {
         (Rule::parameter, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::close_paren, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::field_name, "a field is written `Name Type [@Offset]`, e.g. `Id u64 @0`"),
-        (Rule::kw_struct, "a file is a sequence of `package`, `type`, `struct` and `interface` declarations"),
+        (Rule::import_path, "an import is written `import \"other.zap\"`, a path relative to this file"),
+        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `struct` and `interface` declarations"),
     ];
     BY_PRIORITY
         .iter()
