@@ -48,7 +48,7 @@ impl<'a> Context<'a> {
     }
 
     /// [`Context::new`] for a file with imports: `imported` are the imported files (all of
-    /// them, transitively), their names qualified ([`crate::imports`]).
+    /// them, transitively), with every name they declare qualified by their package.
     pub fn with_imports(
         file: &'a SchemaFile,
         imported: &[&'a SchemaFile],
