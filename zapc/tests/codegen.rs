@@ -86,7 +86,10 @@ fn config_generates_a_module_for_every_imported_file() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_imports");
     let _ = std::fs::remove_dir_all(&out);
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/imports.zap");
-    let done = zapc::Config::new().out_dir(&out).compile(&[&schema]).unwrap();
+    let done = zapc::Config::new()
+        .out_dir(&out)
+        .compile(&[&schema])
+        .unwrap();
     let mut written: Vec<String> = done
         .written
         .iter()
@@ -95,9 +98,15 @@ fn config_generates_a_module_for_every_imported_file() {
     written.sort();
     assert_eq!(written, ["common.rs", "imports.rs", "mod.rs"]);
     let module = std::fs::read_to_string(out.join("mod.rs")).unwrap();
-    assert!(module.contains("pub mod imports;\npub mod common;\n"), "{module}");
+    assert!(
+        module.contains("pub mod imports;\npub mod common;\n"),
+        "{module}"
+    );
     let code = std::fs::read_to_string(out.join("imports.rs")).unwrap();
-    assert!(code.contains("::std::vec::Vec<super::common::Note>"), "{code}");
+    assert!(
+        code.contains("::std::vec::Vec<super::common::Note>"),
+        "{code}"
+    );
 }
 
 /// An imported file whose module (its file name) is not its package cannot be named
@@ -105,8 +114,7 @@ fn config_generates_a_module_for_every_imported_file() {
 #[test]
 fn config_refuses_an_imported_file_not_named_after_its_package() {
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_imports_misnamed");
-    let schema =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid/imports/lib_middle.zap");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid/imports/lib_middle.zap");
     let error = zapc::Config::new()
         .out_dir(&out)
         .compile(&[&schema])
