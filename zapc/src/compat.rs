@@ -117,6 +117,16 @@ pub fn compare(old: &Schema, new: &Schema) -> Vec<Change> {
             );
         }
     }
+    // Structs of imported files, kept under their qualified names (`common.Point`): their
+    // changes reach this file's messages. (A removed or renamed one shows up where this
+    // file uses it.)
+    for old_struct in old.imports.iter().flat_map(|i| &i.structs) {
+        if let Some(new_struct) = new.struct_named(&old_struct.name) {
+            if old_struct != new_struct {
+                cx.structure(old_struct, new_struct);
+            }
+        }
+    }
     cx.interfaces();
     cx.changes
 }
@@ -979,7 +989,33 @@ impl Version {
                 .and_then(|i| i.methods.iter().find(|m| m.name.text == *method))
                 .map(|m| m.name.span.clone()),
         };
-        found.unwrap_or(0..0)
+        found.or_else(|| self.import_span(item)).unwrap_or(0..0)
+    }
+
+    /// For a struct of an imported file (`common.Point`): the `import` that brings its
+    /// file, or the first import.
+    fn import_span(&self, item: &Item) -> Option<Span> {
+        let structure = match item {
+            Item::Struct(name) | Item::Field { structure: name, .. } => name,
+            _ => return None,
+        };
+        let (package, _) = structure.split_once('.')?;
+        let source = self
+            .schema
+            .imports
+            .iter()
+            .find(|i| i.package.as_deref() == Some(package))
+            .map(|i| std::path::Path::new(&i.source_name).to_path_buf());
+        let mut imports = self.file.imports();
+        let first = self.file.imports().next().map(|i| i.span.clone());
+        imports
+            .find(|i| {
+                source
+                    .as_ref()
+                    .is_some_and(|s| s.file_name() == std::path::Path::new(&i.path).file_name())
+            })
+            .map(|i| i.span.clone())
+            .or(first)
     }
 }
 
