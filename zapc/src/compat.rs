@@ -996,7 +996,10 @@ impl Version {
     /// file, or the first import.
     fn import_span(&self, item: &Item) -> Option<Span> {
         let structure = match item {
-            Item::Struct(name) | Item::Field { structure: name, .. } => name,
+            Item::Struct(name)
+            | Item::Field {
+                structure: name, ..
+            } => name,
             _ => return None,
         };
         let (package, _) = structure.split_once('.')?;
