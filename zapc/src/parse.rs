@@ -5,6 +5,8 @@
 //!
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
 //!   `package NAME`, `type NAME = TYPE`, `struct NAME BLOCK`, `interface NAME BLOCK`.
+//! - `import "PATH"` (top level), and type names qualified by the package of an imported
+//!   file, `common.Kind` (resolved by `crate::imports`).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
 //!   or just spaces, so `struct G { A u32 @0  B text @8 }` fits on one line), or the
 //!   whitespace form: nothing after the header, then one item per indented line. Blank and
