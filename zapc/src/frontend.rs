@@ -24,16 +24,26 @@ pub enum LoadError {
 }
 
 /// Parse, check and lay out `text`. `source_name` names the text in diagnostics and in
-/// [`ir::Schema::source_name`]; its imports are read relative to the current directory
-/// (see [`load_str_in`]). Returns every error found, never panics.
+/// [`ir::Schema::source_name`]. Reads no file: an `import` is an error here (use
+/// [`load_str_in`] or [`load_file`]), so untrusted text cannot make the compiler read
+/// files. Returns every error found, never panics.
 pub fn load_str(source_name: &str, text: &str) -> Result<ir::Schema, Diagnostics> {
-    load_str_in(source_name, text, Path::new("."))
+    load_text(source_name, text, Path::new("."), false)
 }
 
 /// [`load_str`] with the imports read relative to `dir`. An error in an imported file is
 /// returned as that file's diagnostics.
 pub fn load_str_in(source_name: &str, text: &str, dir: &Path) -> Result<ir::Schema, Diagnostics> {
-    match Loader::default().load(source_name, text, dir, None) {
+    load_text(source_name, text, dir, true)
+}
+
+fn load_text(
+    source_name: &str,
+    text: &str,
+    dir: &Path,
+    read_imports: bool,
+) -> Result<ir::Schema, Diagnostics> {
+    match Loader::new(read_imports).load(source_name, text, dir, None) {
         Ok(schema) => Ok(schema),
         Err(LoadError::Invalid(errors)) => Err(errors),
         // Only files read for imports can fail to be read, and those failures are
@@ -64,5 +74,5 @@ pub fn load_file(path: &Path) -> Result<ir::Schema, LoadError> {
         dir
     };
     let canonical = std::fs::canonicalize(path).ok();
-    Loader::default().load(&path.display().to_string(), &text, dir, canonical)
+    Loader::new(true).load(&path.display().to_string(), &text, dir, canonical)
 }

@@ -37,14 +37,25 @@ struct Loaded {
 }
 
 /// Loads files and their imports, each file once.
-#[derive(Default)]
 pub(crate) struct Loader {
+    /// Whether imports may be read at all (not for text loaded on its own, which may be
+    /// untrusted: it must not make the compiler read files).
+    pub(crate) read_imports: bool,
     /// The import chain being loaded: canonical paths and display names.
     stack: Vec<(PathBuf, String)>,
     done: Vec<Loaded>,
 }
 
 impl Loader {
+    /// A loader that reads imports (`read_imports`) or refuses them.
+    pub(crate) fn new(read_imports: bool) -> Self {
+        Loader {
+            read_imports,
+            stack: Vec::new(),
+            done: Vec::new(),
+        }
+    }
+
     /// Load `text`, named `display` in diagnostics, whose imports are relative to `dir`;
     /// `canonical` is the file's own path when it is a file (so importing it back is a
     /// cycle).
@@ -154,6 +165,16 @@ impl Loader {
         dir: &Path,
         decl: &ImportDecl,
     ) -> Result<Option<usize>, Imported> {
+        if !self.read_imports {
+            return Err(Imported::Here(
+                Diagnostic::error(
+                    format!("cannot import \"{}\" here: this schema was given as text", decl.path),
+                    decl.span.clone(),
+                    "imports are read only for a schema loaded from a file",
+                )
+                .with_hint("load it with zapc::load_file, or zapc::load_str_in with the directory its imports are relative to"),
+            ));
+        }
         let path = dir.join(&decl.path);
         let shown = Path::new(display)
             .parent()
@@ -170,6 +191,9 @@ impl Loader {
             )
         };
         let canonical = std::fs::canonicalize(&path).map_err(unreadable)?;
+        if !canonical.is_file() {
+            return Err(unreadable(std::io::Error::other("not a regular file")));
+        }
         if let Some(start) = self.stack.iter().position(|(p, _)| *p == canonical) {
             let chain: Vec<String> = self.stack[start..]
                 .iter()
