@@ -351,6 +351,16 @@ impl Builder {
         Ok(&self.buf)
     }
 
+    /// Finish the message (as [`Builder::finish`]) and hand its buffer out as
+    /// [`bytes::Bytes`] without copying it, for sending or keeping. The builder is left
+    /// empty and ready, but without its buffer: its next message allocates a new one, so
+    /// use this where the builder is not reused (a pooled builder that is reused should
+    /// [`finish`](Builder::finish) and copy instead, or keep its buffer).
+    pub fn finish_bytes(&mut self) -> Result<bytes::Bytes, BuildError> {
+        self.finish()?;
+        Ok(bytes::Bytes::from(self.take_bytes()))
+    }
+
     /// The bytes written so far (a complete message only after `finish`).
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf

@@ -4,9 +4,17 @@
 //! or [`NodeFrameDecoder`](crate::frame::node::NodeFrameDecoder)), hand them out, and
 //! keep only the unfinished frame for the next read. Both framings start each frame
 //! with a u32 length of what follows it, which is all the buffer management looks at.
+//!
+//! The buffer is a [`BytesMut`]: a frame can be split off it as [`Bytes`] without a
+//! copy ([`FrameReader::next_frame_bytes`]), to be kept past the next read. While no
+//! frame is kept, making room reuses the same memory (the unfinished frame's bytes move
+//! to the front, as a `Vec` drain would do); a kept frame pins only the block it was read
+//! into, and the reader goes on in a new one.
 
 use std::io;
+use std::ops::Range;
 
+use bytes::{Buf, Bytes, BytesMut};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::frame::{FrameDecode, FrameDecoder};
@@ -22,11 +30,12 @@ const BUF_KEEP: usize = 1 << 20;
 ///
 /// Use: [`FrameReader::next_frame`] until it returns `Ok(None)`, then
 /// [`FrameReader::read_from`] the socket, and again. Frames borrow the buffer, so each
-/// must be handled before the next read.
+/// must be handled before the next read; [`FrameReader::next_frame_bytes`] hands a frame
+/// out as [`Bytes`] instead, which may be kept.
 #[derive(Debug)]
 pub(crate) struct FrameReader<D = FrameDecoder> {
     pub(crate) decoder: D,
-    buf: Vec<u8>,
+    buf: BytesMut,
     /// Bytes at the front of `buf` already handed out as frames.
     used: usize,
 }
@@ -44,7 +53,7 @@ impl<D: FrameDecode> FrameReader<D> {
     pub(crate) fn with_decoder(decoder: D) -> Self {
         FrameReader {
             decoder,
-            buf: Vec::with_capacity(BUF_START),
+            buf: BytesMut::with_capacity(BUF_START),
             used: 0,
         }
     }
@@ -58,6 +67,46 @@ impl<D: FrameDecode> FrameReader<D> {
                 Ok(Some(frame))
             }
             None => Ok(None),
+        }
+    }
+
+    /// The next complete frame, split off the buffer as [`Bytes`] (no copy), with what
+    /// `take` makes of the decoded frame: its fields, and where its parts are in the
+    /// returned bytes ([`Within::range`]). `Ok(None)` and errors as
+    /// [`FrameReader::next_frame`].
+    pub(crate) fn next_frame_bytes<R>(
+        &mut self,
+        take: impl for<'a> FnOnce(D::Frame<'a>, Within) -> R,
+    ) -> Result<Option<(R, Bytes)>, D::Error> {
+        self.drop_used();
+        let Some((frame, len)) = self.decoder.decode(&self.buf)? else {
+            return Ok(None);
+        };
+        let within = Within {
+            base: self.buf.as_ptr() as usize,
+            len,
+        };
+        let taken = take(frame, within);
+        Ok(Some((taken, self.buf.split_to(len).freeze())))
+    }
+}
+
+/// Where a decoded frame lies in the read buffer, to find its parts (the envelope) in
+/// the [`Bytes`] it is split off as.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Within {
+    base: usize,
+    len: usize,
+}
+
+impl Within {
+    /// The position of `part` (a slice of the decoded frame) in the frame's bytes; an
+    /// empty range for anything else.
+    pub(crate) fn range(self, part: &[u8]) -> Range<usize> {
+        let at = (part.as_ptr() as usize).wrapping_sub(self.base);
+        match at.checked_add(part.len()) {
+            Some(end) if at <= self.len && end <= self.len => at..end,
+            _ => 0..0,
         }
     }
 }
@@ -87,10 +136,10 @@ impl<D> FrameReader<D> {
     }
 
     fn drop_used(&mut self) {
-        self.buf.drain(..self.used);
+        self.buf.advance(self.used);
         self.used = 0;
         if self.buf.is_empty() && self.buf.capacity() > BUF_KEEP {
-            self.buf = Vec::with_capacity(BUF_START);
+            self.buf = BytesMut::with_capacity(BUF_START);
         }
     }
 
@@ -99,7 +148,8 @@ impl<D> FrameReader<D> {
     /// `BUF_START`). The buffer so grows geometrically with the bytes that really
     /// arrive: a peer that announces a large frame and sends a few bytes of it pins a
     /// few KiB, not the announced length (at most twice what it sent). Allocates only
-    /// when the buffer is too small.
+    /// when the buffer is too small, or when frames split off it are still kept (their
+    /// block cannot be reused).
     fn make_room(&mut self) {
         // The length word is the peer's: checked, so no announced value can wrap.
         let frame_total = self.buf.first_chunk::<4>().map_or(0, |len| {

@@ -8,6 +8,11 @@
 //! * [`Builder`]: writes messages byte-identical to the canonical builder, into a buffer
 //!   it reuses. [`BuilderPool`] hands builders out and takes them back, so building a
 //!   message after warm-up performs no heap allocation.
+//! * [`Owned`]: a message that owns its bytes (`bytes::Bytes`: cheap to clone, `Send +
+//!   Sync + 'static`) and hands out the same zero-copy readers, for values that must
+//!   outlive the buffer they came in (a request kept past its call, an answer kept by a
+//!   client). [`Builder::finish_bytes`] freezes a finished message into `Bytes` without a
+//!   copy.
 //! * [`rpc`]: the RPC call envelope (request/response objects, status codes) and
 //!   [`frame`]: the TCP framings, `[len u32][dir u8][envelope]` (RPC transport) and
 //!   [`frame::node`] (node transport: NodeID handshake, then
@@ -45,6 +50,7 @@ pub mod http;
 pub mod json;
 #[cfg(any(feature = "server", feature = "http"))]
 pub mod metrics;
+mod owned;
 mod pool;
 mod read;
 pub mod rpc;
@@ -60,7 +66,10 @@ pub mod transport;
 mod zap_struct;
 
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
+/// The shared byte buffer owned messages and frames are made of (from the `bytes` crate).
+pub use bytes::Bytes;
 pub use error::{BuildError, FrameError, ParseError, RequestError};
+pub use owned::Owned;
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
@@ -77,6 +86,7 @@ pub use zap_struct::{
 /// Re-exports for generated code: users need no dependency of their own on these.
 #[doc(hidden)]
 pub mod __private {
+    pub use bytes;
     pub use serde;
     pub use serde_json;
 }

@@ -355,7 +355,7 @@ pub struct Metered<S> {
     service: Arc<S>,
     metrics: Metrics,
     clock: quanta::Clock,
-    /// Index `ordinal - 1`.
+    /// One entry per `S::METHODS` entry, in the same order.
     methods: Box<[(CallLabels, Arc<CallStats>)]>,
     unknown: (CallLabels, Arc<CallStats>),
 }
@@ -387,8 +387,16 @@ impl<S: Service> Metered<S> {
     }
 
     fn method(&self, ordinal: u32) -> &(CallLabels, Arc<CallStats>) {
-        let index = (ordinal as usize).wrapping_sub(1);
-        self.methods.get(index).unwrap_or(&self.unknown)
+        // Methods numbered by position sit at `ordinal - 1`; with explicit ordinals
+        // (`name @N` in the schema) the table is searched.
+        let at = (ordinal as usize).wrapping_sub(1);
+        let index = match S::METHODS.get(at) {
+            Some(m) if m.ordinal == ordinal => Some(at),
+            _ => S::METHODS.iter().position(|m| m.ordinal == ordinal),
+        };
+        index
+            .and_then(|i| self.methods.get(i))
+            .unwrap_or(&self.unknown)
     }
 }
 

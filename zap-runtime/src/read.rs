@@ -58,6 +58,13 @@ impl<'a> Message<'a> {
         Ok(Message { buf })
     }
 
+    /// View `buf` as a message whose header [`Message::parse`] already accepted and
+    /// which is already cut to its declared size (what [`crate::Owned`] keeps).
+    #[inline]
+    pub(crate) fn from_checked(buf: &'a [u8]) -> Self {
+        Message { buf }
+    }
+
     /// Header version (1 or 2).
     pub fn version(&self) -> u16 {
         u16::from_le_bytes([self.buf[4], self.buf[5]])
@@ -126,7 +133,7 @@ impl<'a> Object<'a> {
 
     /// The object at absolute position `pos` of `msg`, or null unless `16 <= pos < size`.
     #[inline]
-    fn at(msg: &'a [u8], pos: usize) -> Object<'a> {
+    pub(crate) fn at(msg: &'a [u8], pos: usize) -> Object<'a> {
         if pos < HEADER_SIZE || pos >= msg.len() {
             return Object::NULL;
         }

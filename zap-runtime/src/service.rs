@@ -9,6 +9,8 @@
 use std::borrow::Cow;
 use std::future::Future;
 
+use bytes::Bytes;
+
 use crate::builder::Builder;
 use crate::error::ParseError;
 use crate::json::{ParamsError, ResultError};
@@ -160,7 +162,8 @@ impl Eq for Authorizer {}
 pub trait Service: Send + Sync + 'static {
     /// The interface name as written in the schema.
     const NAME: &'static str;
-    /// Every method, in ordinal order.
+    /// Every method, in the schema's declaration order (ordinal order unless the schema
+    /// gives explicit ordinals, `name @N`; ordinals need not be consecutive).
     const METHODS: &'static [MethodInfo];
     /// The service's OpenRPC document (JSON), which the JSON-RPC server answers
     /// `rpc.discover` with; generated from the schema by zapc. `None`: no discovery.
@@ -174,6 +177,24 @@ pub trait Service: Send + Sync + 'static {
         payload: &'a [u8],
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a;
+
+    /// As [`Service::call`], with the request message owned: `payload` is the request
+    /// cut out of the frame it came in without a copy (a [`Bytes`] sharing the
+    /// connection's read buffer), so a handler may keep it past the call (queue it,
+    /// hand it to another task). The ZAP/TCP server calls this for every request that
+    /// arrives in a frame; the JSON-RPC server and pipelined calls (whose payload is a
+    /// remembered result) use [`Service::call`].
+    ///
+    /// The default borrows `payload` for [`Service::call`]; generated services
+    /// dispatch to the handler's `<method>_owned`, whose default does the same.
+    fn call_owned<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: Bytes,
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        async move { self.call(ordinal, &payload, out).await }
+    }
 
     /// Look a method up by its JSON-RPC name.
     fn method_by_json_name(name: &str) -> Option<&'static MethodInfo> {
@@ -192,10 +213,27 @@ impl<S: Service> Transport for Local<S> {
         match self.0.call(ordinal, payload, &mut out).await {
             Ok(Reply::Message) => Ok(out.take_bytes()),
             Ok(Reply::Empty) => Ok(Vec::new()),
-            Err(e) => Err(ClientError::Status {
-                status: e.status,
-                message: e.message.into_owned(),
-            }),
+            Err(e) => Err(status_error(e)),
         }
+    }
+
+    /// Through [`Service::call_owned`], with a copy of `payload` (the caller's bytes are
+    /// only borrowed), as a server hands a handler its request; the answer is the
+    /// builder's buffer, frozen without a copy.
+    async fn call_bytes(&self, ordinal: u32, payload: &[u8]) -> Result<Bytes, ClientError> {
+        let mut out = Builder::new();
+        let payload = Bytes::copy_from_slice(payload);
+        match self.0.call_owned(ordinal, payload, &mut out).await {
+            Ok(Reply::Message) => Ok(Bytes::from(out.take_bytes())),
+            Ok(Reply::Empty) => Ok(Bytes::new()),
+            Err(e) => Err(status_error(e)),
+        }
+    }
+}
+
+fn status_error(e: CallError) -> ClientError {
+    ClientError::Status {
+        status: e.status,
+        message: e.message.into_owned(),
     }
 }

@@ -5,6 +5,8 @@
 
 use std::future::Future;
 
+use bytes::Bytes;
+
 use crate::error::ParseError;
 use crate::rpc::Status;
 
@@ -43,4 +45,16 @@ pub trait Transport: Send + Sync {
         ordinal: u32,
         payload: &[u8],
     ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send;
+
+    /// As [`Transport::call`], with the response body as [`Bytes`]: generated stubs'
+    /// `<method>_owned` read the answer from it without copying a field. The TCP
+    /// client hands out the body cut from its read buffer (no copy at all); the default
+    /// wraps [`Transport::call`]'s vector (no copy either).
+    fn call_bytes(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Bytes, ClientError>> + Send {
+        async move { self.call(ordinal, payload).await.map(Bytes::from) }
+    }
 }

@@ -11,7 +11,9 @@
 //! * list iterators never yield more than `len()` items and yield exactly the model's
 //!   elements; framed payloads are disjoint, in order and total at most the message size;
 //! * text is valid UTF-8 and `try_text` agrees with `bytes`;
-//! * a null object reads all zeros.
+//! * a null object reads all zeros;
+//! * an owned message ([`Owned`], over `Bytes`) gives the same verdict as
+//!   `Message::parse` and its reader walks exactly as the borrowed one does.
 //!
 //! The frame decoder is fed arbitrary streams in arbitrary chunks (emulating a read
 //! buffer) and compared step by step with a model of spec §6; encoded frames split at
@@ -28,7 +30,10 @@ use proptest::test_runner::Config as ProptestConfig;
 use serde_json::Value;
 use zap_runtime::frame::{encode_frame, Direction, FrameDecoder, FRAME_HEADER};
 use zap_runtime::rpc::{Request, Response, Status};
-use zap_runtime::{Builder, FrameError, List, Message, Object, Scalar, HEADER_SIZE};
+use zap_runtime::{
+    Builder, Bytes, FrameError, List, Message, Object, ObjectBuilder, Owned, Scalar, ZapStruct,
+    HEADER_SIZE,
+};
 
 // ---------------------------------------------------------------------------------------
 // Vectors
@@ -351,7 +356,7 @@ struct Walker<'m> {
 }
 
 /// What a walk reached, so a test can show the walk is not vacuous.
-#[derive(Default, Debug, Clone, Copy)]
+#[derive(Default, Debug, Clone, Copy, PartialEq, Eq)]
 struct Stats {
     live_objects: usize,
     live_lists: usize,
@@ -895,16 +900,48 @@ fn config(cases: u32) -> ProptestConfig {
 // Reader properties
 // ---------------------------------------------------------------------------------------
 
+/// A struct whose reader is the raw root object: lets [`Owned`] be walked like a
+/// borrowed message.
+struct Raw;
+
+impl ZapStruct for Raw {
+    const NAME: &'static str = "Raw";
+    const SIZE: usize = 0;
+    const JSON_FIELDS: &'static [&'static str] = &[];
+    const INLINE: bool = false;
+    type Reader<'a> = Object<'a>;
+    fn reader(obj: Object<'_>) -> Object<'_> {
+        obj
+    }
+    fn from_reader(_: Object<'_>) -> Self {
+        Raw
+    }
+    fn write_fields(&self, _: &mut ObjectBuilder<'_>) {}
+}
+
 fn walk(buf: &[u8], seed: u64) -> Stats {
     // outer = the input buffer; Message::parse must only ever narrow it
     let mut w = Walker::new(buf, seed);
     w.walk_message(buf);
     let mut stats = w.stats;
     // and the same walk with the message itself as the bound
-    if let Ok(msg) = Message::parse(buf) {
-        let mut w = Walker::new(msg.as_bytes(), seed ^ 0x5a5a);
-        w.walk_message(msg.as_bytes());
-        stats += w.stats;
+    let owned = Owned::<Raw>::from_bytes(Bytes::copy_from_slice(buf));
+    match Message::parse(buf) {
+        Ok(msg) => {
+            let mut w = Walker::new(msg.as_bytes(), seed ^ 0x5a5a);
+            w.walk_message(msg.as_bytes());
+            stats += w.stats;
+            // and from an owned copy: the same bytes, the same walk, step by step
+            let owned = owned.expect("Owned accepts what Message::parse accepts");
+            assert_eq!(owned.as_bytes(), msg.as_bytes());
+            assert_eq!(owned.get().position(), msg.root().position());
+            let mut borrowed = Walker::new(msg.as_bytes(), seed ^ 0xa5a5);
+            borrowed.walk_object(msg.root(), 0);
+            let mut own = Walker::new(owned.as_bytes(), seed ^ 0xa5a5);
+            own.walk_object(owned.get(), 0);
+            assert_eq!(own.stats, borrowed.stats, "owned and borrowed walks differ");
+        }
+        Err(e) => assert_eq!(owned.err(), Some(e), "Owned refuses as Message::parse does"),
     }
     stats
 }

@@ -60,6 +60,7 @@ pub enum Declaration {
     Alias(AliasDecl),
     Struct(StructDecl),
     Interface(InterfaceDecl),
+    Const(ConstDecl),
     Import(ImportDecl),
 }
 
@@ -88,15 +89,19 @@ pub struct AliasDecl {
     pub target: TypeExpr,
 }
 
-/// `struct NAME { fields }` or the whitespace form.
+/// `struct NAME [deprecated] { fields }` or the whitespace form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StructDecl {
     pub doc: Vec<String>,
     pub name: Ident,
+    /// Fields and reserved field slots, in declaration order (both take part in layout).
     pub fields: Vec<FieldDecl>,
+    /// The `deprecated` after the name, if written.
+    pub deprecated: Option<Span>,
 }
 
-/// `Name Type [@Offset]`.
+/// `Name Type [@Offset] [deprecated] [json(...)]`, or a reserved slot
+/// `reserved Name Type [@Offset]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FieldDecl {
     pub doc: Vec<String>,
@@ -106,6 +111,79 @@ pub struct FieldDecl {
     pub offset: Option<Number>,
     /// `json(...)`, if written.
     pub json: Option<JsonOptions>,
+    /// The `reserved` keyword of a reserved slot: placed like a field, never read or
+    /// written, its name and bytes never reused.
+    pub reserved: Option<Span>,
+    /// The `deprecated` flag, if written.
+    pub deprecated: Option<Span>,
+}
+
+impl FieldDecl {
+    /// True for a `reserved Name Type @N` slot.
+    pub fn is_reserved(&self) -> bool {
+        self.reserved.is_some()
+    }
+}
+
+/// `const NAME: Type = value`: a named value generated as a Rust constant, never on the
+/// wire.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConstDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    pub ty: TypeExpr,
+    pub value: ConstLiteral,
+}
+
+/// A constant's value as written: the checker decides whether it fits the type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConstLiteral {
+    /// `-12`, `1000`, `0xff` (kept as text, so an oversized value is reported).
+    Integer { text: String, span: Span },
+    /// `true` or `false`.
+    Bool { value: bool, span: Span },
+    /// `"text"` (without the quotes; the span includes them).
+    Text { text: String, span: Span },
+}
+
+impl ConstLiteral {
+    pub fn span(&self) -> Span {
+        match self {
+            ConstLiteral::Integer { span, .. }
+            | ConstLiteral::Bool { span, .. }
+            | ConstLiteral::Text { span, .. } => span.clone(),
+        }
+    }
+
+    /// How the value is written, for messages: "an integer", "`true`", "a quoted text".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ConstLiteral::Integer { .. } => "an integer",
+            ConstLiteral::Bool { value: true, .. } => "`true`",
+            ConstLiteral::Bool { value: false, .. } => "`false`",
+            ConstLiteral::Text { .. } => "a quoted text",
+        }
+    }
+
+    /// The value of an integer literal (decimal or `0x` hex, optionally negative), if it
+    /// fits an `i128` (every integer type's range does).
+    pub fn integer(&self) -> Option<i128> {
+        let ConstLiteral::Integer { text, .. } = self else {
+            return None;
+        };
+        let (negative, digits) = match text.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, text.as_str()),
+        };
+        let magnitude = match digits
+            .strip_prefix("0x")
+            .or_else(|| digits.strip_prefix("0X"))
+        {
+            Some(hex) => i128::from_str_radix(hex, 16).ok()?,
+            None => digits.parse::<i128>().ok()?,
+        };
+        Some(if negative { -magnitude } else { magnitude })
+    }
 }
 
 /// `interface NAME { methods }` or the whitespace form.
@@ -114,14 +192,21 @@ pub struct InterfaceDecl {
     pub doc: Vec<String>,
     pub name: Ident,
     pub methods: Vec<MethodDecl>,
+    /// The ordinals of `reserved @N` lines, in declaration order.
+    pub reserved: Vec<Number>,
 }
 
-/// `name(params) [returns results] [requires BITS]`. The grammar accepts any number of
-/// parameters and results so the checker can say precisely what is wrong.
+/// `name [@N] (params) [returns results] [requires BITS] [deprecated] [json(...)]`. The
+/// grammar accepts any number of parameters and results so the checker can say precisely
+/// what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MethodDecl {
     pub doc: Vec<String>,
     pub name: Ident,
+    /// The explicit ordinal `@N`, if written (span of the digits).
+    pub ordinal: Option<Number>,
+    /// The `deprecated` flag, if written.
+    pub deprecated: Option<Span>,
     pub params: Vec<ParamDecl>,
     pub results: Vec<ParamDecl>,
     /// `requires 0x1`: the capability permission bits a call needs.
@@ -267,6 +352,14 @@ impl SchemaFile {
     pub fn interfaces(&self) -> impl Iterator<Item = &InterfaceDecl> {
         self.declarations.iter().filter_map(|d| match d {
             Declaration::Interface(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Every constant declaration, in order.
+    pub fn consts(&self) -> impl Iterator<Item = &ConstDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Const(c) => Some(c),
             _ => None,
         })
     }

@@ -6,7 +6,9 @@
 
 mod alias_cycles;
 mod bytes_fixed;
+mod consts;
 mod duplicates;
+mod evolution;
 mod imports;
 mod indentation;
 mod json;
@@ -19,6 +21,9 @@ mod pointers;
 mod suggest;
 mod types;
 
+pub(crate) use consts::const_type;
+pub use consts::rust_name as const_rust_name;
+pub(crate) use evolution::method_ordinal;
 pub(crate) use json::{field_json, method_json};
 
 use std::collections::HashMap;
@@ -93,6 +98,10 @@ const RULES: &[Rule] = &[
     offsets::struct_too_large,
     offsets::overlapping_slots,
     json::json_options,
+    evolution::ordinals_out_of_range,
+    evolution::ordinal_conflicts,
+    consts::const_values,
+    consts::const_names,
 ];
 
 /// Run every rule; an empty result means the file can be lowered.

@@ -960,6 +960,7 @@ impl Version {
                 package,
                 structs: Vec::new(),
                 interfaces: Vec::new(),
+                consts: Vec::new(),
                 imports: Vec::new(),
             },
         }

@@ -19,6 +19,8 @@ pub struct Schema {
     pub structs: Vec<Struct>,
     /// Interfaces in declaration order.
     pub interfaces: Vec<Interface>,
+    /// Constants (`const NAME: Type = value`) in declaration order; never on the wire.
+    pub consts: Vec<Const>,
     /// Every file this one imports, directly or through another import, checked and laid
     /// out, dependencies first. In them every struct name is qualified by its package
     /// (`common.Kind`, and so are the struct types of their fields), so a qualified name
@@ -64,9 +66,15 @@ pub struct Struct {
     pub fields: Vec<Field>,
     /// Fixed size of the object: the end of its last slot (max of `offset + width`).
     pub size: u32,
-    /// How a `list<ThisStruct>` is laid out: strided when every field is a scalar or
-    /// `bytes_fixed`, framed otherwise.
+    /// How a `list<ThisStruct>` is laid out: strided when every field (reserved slots
+    /// included) is a scalar or `bytes_fixed`, framed otherwise.
     pub list_shape: ListShape,
+    /// `struct Name deprecated`: generated types carry `#[deprecated]`.
+    pub deprecated: bool,
+    /// Reserved slots (`reserved Name Type @N`), in declaration order: placed like fields
+    /// and counted in `size` and `list_shape`, but never read or written (zero when
+    /// built), and no generated code names them.
+    pub reserved: Vec<Field>,
 }
 
 /// One field of a struct.
@@ -84,6 +92,9 @@ pub struct Field {
     pub width: u32,
     /// How the field looks in JSON. Never changes the binary layout.
     pub json: FieldJson,
+    /// `deprecated`: generated accessors and the owned field carry `#[deprecated]`; the
+    /// field is still on the wire and in JSON.
+    pub deprecated: bool,
 }
 
 impl Field {
@@ -274,13 +285,16 @@ pub enum ListShape {
     Pointer,
 }
 
-/// An interface: methods with 1-based ordinals in declaration order.
+/// An interface: methods in declaration order, each with its 1-based ordinal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Interface {
     /// Schema name as written (`Eth`).
     pub name: String,
     pub doc: Vec<String>,
     pub methods: Vec<Method>,
+    /// Ordinals kept by `reserved @N` (removed methods), in declaration order: no method
+    /// has them, so a call to one is answered like any unknown method.
+    pub reserved: Vec<u32>,
 }
 
 /// One interface method.
@@ -289,7 +303,8 @@ pub struct Method {
     /// Name as written (`getBalance`).
     pub name: String,
     pub doc: Vec<String>,
-    /// 1-based ordinal: position in the interface.
+    /// 1-based ordinal, what a call carries: the explicit `@N`, else the method's
+    /// position among the interface's methods.
     pub ordinal: u32,
     /// The parameter (`req: BalanceRequest`), if any.
     pub param: Option<Param>,
@@ -300,6 +315,9 @@ pub struct Method {
     pub permissions: u64,
     /// How the method looks in JSON-RPC.
     pub json: MethodJson,
+    /// `deprecated`: the handler trait method and the client stub carry `#[deprecated]`,
+    /// and OpenRPC marks it.
+    pub deprecated: bool,
 }
 
 /// A method's JSON-RPC options (`json(...)` after it in a schema).
@@ -341,4 +359,51 @@ impl Method {
 /// underscore, the method as written (`eth_getBalance`).
 pub fn default_json_rpc_name(interface: &str, method: &str) -> String {
     format!("{}_{method}", interface.to_lowercase())
+}
+
+/// A constant: `const NAME: Type = value`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Const {
+    /// Schema name as written (`MAX_LOGS`, `maxLogs`).
+    pub name: String,
+    pub doc: Vec<String>,
+    pub value: ConstValue,
+}
+
+/// The types a constant may have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConstType {
+    /// An integer scalar (never `bool`, `f32` or `f64`).
+    Int(Scalar),
+    Bool,
+    Text,
+}
+
+/// A constant's checked value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ConstValue {
+    /// An integer that fits its scalar type.
+    Int(Scalar, i128),
+    Bool(bool),
+    Text(String),
+}
+
+impl ConstValue {
+    /// The type as a schema writes it (`u32`, `bool`, `text`).
+    pub fn schema_type(&self) -> &'static str {
+        match self {
+            ConstValue::Int(scalar, _) => scalar.keyword(),
+            ConstValue::Bool(_) => "bool",
+            ConstValue::Text(_) => "text",
+        }
+    }
+
+    /// The value as a schema writes it (`1000`, `true`, `"zap"`).
+    pub fn schema_syntax(&self) -> String {
+        match self {
+            ConstValue::Int(_, n) => n.to_string(),
+            ConstValue::Bool(b) => b.to_string(),
+            ConstValue::Text(t) => format!("\"{t}\""),
+        }
+    }
 }

@@ -191,6 +191,7 @@ pub fn struct_from_slots(
             json: f.json,
             offset: to_u32(slot.offset),
             width: to_u32(slot.width),
+            deprecated: false,
         })
         .collect();
     let size = to_u32(object_size(slots));
@@ -200,6 +201,8 @@ pub fn struct_from_slots(
         fields,
         size,
         list_shape: ir::ListShape::of_struct(all_inline, size),
+        deprecated: false,
+        reserved: Vec::new(),
     }
 }
 

@@ -6,8 +6,8 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
-use crate::check::{field_json, method_json, Context};
+use crate::ast::{ConstDecl, InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
+use crate::check::{const_type, field_json, method_json, method_ordinal, Context};
 use crate::diag::Diagnostic;
 use crate::ir;
 use crate::layout::{object_size, struct_from_slots, FieldSpec, Slot};
@@ -33,6 +33,10 @@ pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnost
         interfaces: file
             .interfaces()
             .map(|i| lowering.interface(i))
+            .collect::<Result<_, _>>()?,
+        consts: file
+            .consts()
+            .map(|c| lowering.constant(c))
             .collect::<Result<_, _>>()?,
         imports: Vec::new(),
     })
@@ -120,12 +124,44 @@ impl<'a> Lowering<'_, 'a> {
                 json: self.checked(|errors| field_json(self.cx, field, errors))?,
             });
         }
-        Ok(struct_from_slots(
-            decl.name.text.clone(),
-            decl.doc.clone(),
-            fields,
-            slots,
-        ))
+        // Reserved slots are laid out with the fields (size and list shape count them),
+        // then set apart: no back end reads or writes them.
+        let mut laid_out =
+            struct_from_slots(decl.name.text.clone(), decl.doc.clone(), fields, slots);
+        laid_out.deprecated = decl.deprecated.is_some();
+        let all = std::mem::take(&mut laid_out.fields);
+        for (mut field, field_decl) in all.into_iter().zip(&decl.fields) {
+            field.deprecated = field_decl.deprecated.is_some();
+            if field_decl.is_reserved() {
+                laid_out.reserved.push(field);
+            } else {
+                laid_out.fields.push(field);
+            }
+        }
+        Ok(laid_out)
+    }
+
+    /// A checked constant.
+    fn constant(&self, decl: &'a ConstDecl) -> Result<ir::Const, Diagnostic> {
+        use crate::ast::ConstLiteral;
+        let bad = || unchecked(&decl.value.span(), "constant value");
+        let value = match (const_type(self.cx, decl), &decl.value) {
+            (Some(ir::ConstType::Int(scalar)), literal @ ConstLiteral::Integer { .. }) => {
+                ir::ConstValue::Int(scalar, literal.integer().ok_or_else(bad)?)
+            }
+            (Some(ir::ConstType::Bool), ConstLiteral::Bool { value, .. }) => {
+                ir::ConstValue::Bool(*value)
+            }
+            (Some(ir::ConstType::Text), ConstLiteral::Text { text, .. }) => {
+                ir::ConstValue::Text(text.clone())
+            }
+            _ => return Err(bad()),
+        };
+        Ok(ir::Const {
+            name: decl.name.text.clone(),
+            doc: decl.doc.clone(),
+            value,
+        })
     }
 
     /// The concrete type of a field (or list element).
@@ -186,18 +222,25 @@ impl<'a> Lowering<'_, 'a> {
             .enumerate()
             .map(|(index, method)| self.method(index, method))
             .collect::<Result<_, _>>()?;
+        let reserved = decl
+            .reserved
+            .iter()
+            .map(|n| {
+                n.as_u32()
+                    .ok_or_else(|| unchecked(&n.span, "reserved ordinal"))
+            })
+            .collect::<Result<_, _>>()?;
         Ok(ir::Interface {
             name: decl.name.text.clone(),
             doc: decl.doc.clone(),
             methods,
+            reserved,
         })
     }
 
     fn method(&self, index: usize, decl: &'a MethodDecl) -> Result<ir::Method, Diagnostic> {
-        let ordinal = index
-            .checked_add(1)
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| unchecked(&decl.name.span, "method count"))?;
+        let ordinal = method_ordinal(index, decl)
+            .ok_or_else(|| unchecked(&decl.name.span, "method ordinal"))?;
         Ok(ir::Method {
             name: decl.name.text.clone(),
             doc: decl.doc.clone(),
@@ -211,6 +254,7 @@ impl<'a> Lowering<'_, 'a> {
                 None => 0,
             },
             json: self.checked(|errors| method_json(self.cx, decl, errors))?,
+            deprecated: decl.deprecated.is_some(),
         })
     }
 

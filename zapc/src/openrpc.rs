@@ -117,7 +117,13 @@ fn method(schema: &ir::Schema, interface: &ir::Interface, m: &ir::Method) -> Jso
         }
         _ => content("null".to_owned(), Json::obj().with("type", "null"), &[]),
     };
-    out.with("result", result)
+    let out = out.with("result", result);
+    if m.deprecated {
+        // The Method Object's `deprecated` boolean (a JSON literal, written as is).
+        out.with("deprecated", Json::Num("true".to_owned()))
+    } else {
+        out
+    }
 }
 
 /// A content descriptor for one request field.

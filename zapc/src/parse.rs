@@ -4,7 +4,8 @@
 //! # What is accepted
 //!
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
-//!   `package NAME`, `type NAME = TYPE`, `struct NAME BLOCK`, `interface NAME BLOCK`.
+//!   `package NAME`, `type NAME = TYPE`, `const NAME: TYPE = VALUE`, `struct NAME BLOCK`,
+//!   `interface NAME BLOCK`.
 //! - `import "PATH"` (top level), and type names qualified by the package of an imported
 //!   file, `common.Kind` (resolved by `crate::imports`).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
@@ -17,6 +18,11 @@
 //!   RESULT is `(PARAMS)` or a bare `Type`, and BITS the capability permission bits a
 //!   call needs (decimal or `0x` hex). Any number of parameters and results parse; the
 //!   checker allows at most one each.
+//! - Schema evolution (docs/evolution.md): `const NAME: Type = VALUE` at top level (VALUE an
+//!   integer, decimal or `0x` hex, optionally negative, `true`/`false` or a `"text"`);
+//!   `deprecated` after a struct name, after a field's offset and after a method's
+//!   `requires`; `name @N (...)`, a method's explicit ordinal; `reserved @N` among methods
+//!   and `reserved Name Type [@Offset]` among fields.
 //! - After a field or a method, optionally `json(OPTION, ...)`, where an OPTION is a
 //!   name, or `name = VALUE` with VALUE a `"string"`, a name or `[Name, ...]`; which
 //!   options exist is the checker's business.
@@ -35,9 +41,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, Declaration, FieldDecl, Ident, ImportDecl, Indentation, InterfaceDecl,
-    JsonOption, JsonOptions, MethodDecl, Number, OptionValue, PackageDecl, ParamDecl, SchemaFile,
-    Span, StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, FieldDecl, Ident, ImportDecl,
+    Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue,
+    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -119,6 +125,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
                 Rule::import_decl => Declaration::Import(import(&pair)?),
+                Rule::const_decl => Declaration::Const(self.constant(pair)?),
                 _ => continue,
             };
             declarations.push(declaration);
@@ -147,15 +154,32 @@ impl<'s> TreeBuilder<'s> {
     fn structure(&mut self, pair: Pair<'_, Rule>) -> Built<StructDecl> {
         let doc = doc_above(self.source, pair.as_span().start());
         let name = ident(&child(&pair, Rule::struct_name)?);
+        let deprecated = find_child(&pair, Rule::deprecation).map(|d| span_of(&d));
         let mut fields = Vec::new();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::field => fields.push(self.field(part)?),
+                Rule::reserved_field => fields.push(self.field(part)?),
                 Rule::indented_line => self.note_indentation(&part),
                 _ => {}
             }
         }
-        Ok(StructDecl { doc, name, fields })
+        Ok(StructDecl {
+            doc,
+            name,
+            fields,
+            deprecated,
+        })
+    }
+
+    fn constant(&self, pair: Pair<'_, Rule>) -> Built<ConstDecl> {
+        let value = child(&pair, Rule::const_value)?;
+        Ok(ConstDecl {
+            doc: doc_above(self.source, pair.as_span().start()),
+            name: ident(&child(&pair, Rule::const_name)?),
+            ty: type_expr(child(&pair, Rule::type_expr)?)?,
+            value: const_literal(value)?,
+        })
     }
 
     fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
@@ -169,6 +193,8 @@ impl<'s> TreeBuilder<'s> {
             ty: type_expr(child(&pair, Rule::type_expr)?)?,
             offset,
             json: json_options(&pair)?,
+            reserved: find_child(&pair, Rule::kw_reserved).map(|k| span_of(&k)),
+            deprecated: find_child(&pair, Rule::deprecation).map(|d| span_of(&d)),
         })
     }
 
@@ -176,14 +202,21 @@ impl<'s> TreeBuilder<'s> {
         let doc = doc_above(self.source, pair.as_span().start());
         let name = ident(&child(&pair, Rule::interface_name)?);
         let mut methods = Vec::new();
+        let mut reserved = Vec::new();
         for part in pair.into_inner() {
             match part.as_rule() {
                 Rule::method => methods.push(self.method(part)?),
+                Rule::reserved_method => reserved.push(ordinal(&part)?),
                 Rule::indented_line => self.note_indentation(&part),
                 _ => {}
             }
         }
-        Ok(InterfaceDecl { doc, name, methods })
+        Ok(InterfaceDecl {
+            doc,
+            name,
+            methods,
+            reserved,
+        })
     }
 
     fn method(&self, pair: Pair<'_, Rule>) -> Built<MethodDecl> {
@@ -201,9 +234,15 @@ impl<'s> TreeBuilder<'s> {
             }
             None => None,
         };
+        let explicit = match find_child(&pair, Rule::ordinal) {
+            Some(_) => Some(ordinal(&pair)?),
+            None => None,
+        };
         Ok(MethodDecl {
             doc: doc_above(self.source, pair.as_span().start()),
             name: ident(&child(&pair, Rule::method_name)?),
+            ordinal: explicit,
+            deprecated: find_child(&pair, Rule::deprecation).map(|d| span_of(&d)),
             params: parameters(child(&pair, Rule::parameters)?)?,
             results,
             requires,
@@ -227,6 +266,37 @@ fn import(pair: &Pair<'_, Rule>) -> Built<ImportDecl> {
     Ok(ImportDecl {
         path: quoted[1..quoted.len() - 1].to_owned(),
         span: span_of(&path),
+    })
+}
+
+/// The `@N` of a method or of `reserved @N` (the digits).
+fn ordinal(item: &Pair<'_, Rule>) -> Built<Number> {
+    let ordinal = child(item, Rule::ordinal)?;
+    Ok(number(&child(&ordinal, Rule::ordinal_number)?))
+}
+
+/// A constant's value: which literal it is, as written.
+fn const_literal(pair: Pair<'_, Rule>) -> Built<ConstLiteral> {
+    let span = span_of(&pair);
+    let inner = pair
+        .into_inner()
+        .next()
+        .ok_or_else(|| internal_error(span.clone(), "empty constant value"))?;
+    let (text, span) = (inner.as_str(), span_of(&inner));
+    Ok(match inner.as_rule() {
+        Rule::const_integer => ConstLiteral::Integer {
+            text: text.to_owned(),
+            span,
+        },
+        Rule::const_bool => ConstLiteral::Bool {
+            value: text == "true",
+            span,
+        },
+        Rule::const_text => ConstLiteral::Text {
+            text: text[1..text.len() - 1].to_owned(),
+            span,
+        },
+        _ => return Err(internal_error(span, "unexpected constant value")),
     })
 }
 

@@ -111,20 +111,23 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin, D: ResponseFrames>(
     shared.close(failure);
 }
 
-/// Resolve every complete response frame read so far.
+/// Resolve every complete response frame read so far. Each frame is split off the read
+/// buffer as `Bytes` and each caller gets its body as a slice of it: no copy.
 fn dispatch_frames<D: ResponseFrames>(
     frames: &mut FrameReader<D>,
     shared: &Shared,
 ) -> Result<(), Failure> {
-    while let Some(frame) = frames
-        .next_frame()
+    while let Some((answer, frame)) = frames
+        .next_frame_bytes(|frame, within| {
+            D::response(frame).map(|(req_id, envelope)| (req_id, within.range(envelope)))
+        })
         .map_err(|e| Failure::Protocol(e.to_string()))?
     {
-        let (req_id, envelope) = D::response(frame)?;
-        let resp = Response::parse(envelope)
+        let (req_id, envelope) = answer?;
+        let resp = Response::parse(&frame[envelope])
             .map_err(|e| Failure::Protocol(format!("bad response envelope: {e}")))?;
         let id = req_id.unwrap_or(resp.promise_id);
-        if !shared.resolve(id, resp.status, resp.body) {
+        if !shared.resolve(id, resp.status, crate::owned::share(&frame, resp.body)) {
             tracing::debug!(
                 id,
                 promise_id = resp.promise_id,

@@ -44,14 +44,15 @@ use tokio::sync::mpsc;
 use tokio::time::{timeout_at, Instant};
 
 use self::shared::{Failure, Shared};
+use bytes::Bytes;
+
 use crate::frame::node::{
-    encode_node_frame, Flag, NodeFrameDecoder, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
+    Flag, NodeFrameDecoder, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
 };
-use crate::frame::{encode_frame, Direction, Framing, DEFAULT_MAX_FRAME};
+use crate::frame::{Direction, Framing, DEFAULT_MAX_FRAME, FRAME_HEADER};
 use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::transport::{ClientError, Transport};
-use crate::BuilderPool;
 
 /// Settings of a [`Client`].
 #[derive(Clone, Debug)]
@@ -118,7 +119,6 @@ struct Inner {
     queue: mpsc::Sender<Vec<u8>>,
     shared: Arc<Shared>,
     next_id: AtomicU32,
-    builders: BuilderPool,
     config: ClientConfig,
     peer: SocketAddr,
     peer_node_id: Option<NodeId>,
@@ -233,7 +233,6 @@ impl Client {
                 queue,
                 shared,
                 next_id: AtomicU32::new(1),
-                builders: BuilderPool::new(),
                 config,
                 peer,
                 peer_node_id,
@@ -306,6 +305,33 @@ impl Client {
         target: u32,
         payload: &[u8],
     ) -> Result<(Status, Vec<u8>), ClientError> {
+        let (status, body) = self
+            .call_raw_bytes_with_id(promise_id, ordinal, target, payload)
+            .await?;
+        Ok((status, Vec::from(body)))
+    }
+
+    /// As [`Client::call_raw`], with the body as [`Bytes`]: a slice of the connection's
+    /// read buffer, not a copy (keeping it keeps that block of the buffer alive).
+    pub async fn call_raw_bytes(
+        &self,
+        ordinal: u32,
+        target: u32,
+        payload: &[u8],
+    ) -> Result<(Status, Bytes), ClientError> {
+        self.call_raw_bytes_with_id(self.next_promise_id(), ordinal, target, payload)
+            .await
+    }
+
+    /// As [`Client::call_raw_with_id`], with the body as [`Bytes`] (see
+    /// [`Client::call_raw_bytes`]).
+    pub async fn call_raw_bytes_with_id(
+        &self,
+        promise_id: u32,
+        ordinal: u32,
+        target: u32,
+        payload: &[u8],
+    ) -> Result<(Status, Bytes), ClientError> {
         let frame = self.encode(promise_id, ordinal, target, payload)?;
         let deadline = Instant::now() + self.inner.config.call_timeout;
         let shared = &self.inner.shared;
@@ -328,6 +354,9 @@ impl Client {
         }
     }
 
+    /// The request frame, written straight into one vector of its exact size: the
+    /// payload is copied once, and no builder is taken (a generated stub already holds
+    /// the thread's warm one for the payload, so a second take used to allocate one).
     fn encode(
         &self,
         promise_id: u32,
@@ -335,26 +364,90 @@ impl Client {
         target: u32,
         payload: &[u8],
     ) -> Result<Vec<u8>, ClientError> {
-        let mut b = self.inner.builders.get();
-        let envelope = Request {
+        let request = Request {
             method,
             promise_id,
             target,
             cap: &self.inner.config.cap,
             payload,
-        }
-        .encode(&mut b)?;
-        let mut frame = Vec::with_capacity(envelope.len() + NODE_FRAME_HEADER);
-        let encoded = match self.inner.config.framing {
-            Framing::Rpc => {
-                encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())
-            }
-            Framing::Node => encode_node_frame(&mut frame, promise_id, Flag::Request, envelope)
-                .map_err(|e| e.to_string()),
         };
-        encoded.map_err(|e| ClientError::Protocol(format!("cannot send the call: {e}")))?;
-        Ok(frame)
+        let head = match self.inner.config.framing {
+            Framing::Rpc => FrameHead::Rpc,
+            Framing::Node => FrameHead::Node { req_id: promise_id },
+        };
+        request_frame(&request, head)
     }
+}
+
+/// How a request frame is framed.
+#[derive(Clone, Copy)]
+enum FrameHead {
+    /// `[len][dir 1]`.
+    Rpc,
+    /// `[len][reqID][flag 1]`.
+    Node { req_id: u32 },
+}
+
+/// `request` as a frame: the bytes of `Request::encode` framed by `encode_frame` or
+/// `encode_node_frame` (checked by a test), without an intermediate builder.
+fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, ClientError> {
+    use crate::rpc::request as at;
+    const FIXED: usize = crate::HEADER_SIZE + at::SIZE;
+    let too_large = || {
+        ClientError::Protocol(format!(
+            "cannot send the call: a request of {} bytes does not fit a frame",
+            request.payload.len().saturating_add(request.cap.len())
+        ))
+    };
+    let message = FIXED
+        .checked_add(request.cap.len())
+        .and_then(|n| n.checked_add(request.payload.len()))
+        .and_then(|n| u32::try_from(n).ok())
+        .filter(|&n| n as usize <= crate::Builder::MAX_LEN)
+        .ok_or_else(too_large)?;
+    let head_len = match head {
+        FrameHead::Rpc => FRAME_HEADER,
+        FrameHead::Node { .. } => NODE_FRAME_HEADER,
+    };
+    let frame_len = message
+        .checked_add((head_len - 4) as u32)
+        .ok_or_else(too_large)?;
+    let mut out = Vec::with_capacity(head_len + message as usize);
+    out.extend_from_slice(&frame_len.to_le_bytes());
+    match head {
+        FrameHead::Rpc => out.push(Direction::Request as u8),
+        FrameHead::Node { req_id } => {
+            out.extend_from_slice(&req_id.to_le_bytes());
+            out.extend_from_slice(&(Flag::Request as u32).to_le_bytes());
+        }
+    }
+    let mut fixed = [0u8; FIXED];
+    let mut put = |pos: usize, bytes: &[u8]| fixed[pos..pos + bytes.len()].copy_from_slice(bytes);
+    put(0, &crate::MAGIC);
+    put(4, &crate::VERSION2.to_le_bytes());
+    put(6, &crate::rpc::RPC_FLAGS.to_le_bytes());
+    put(8, &(crate::HEADER_SIZE as u32).to_le_bytes());
+    put(12, &message.to_le_bytes());
+    let obj = crate::HEADER_SIZE;
+    put(obj + at::METHOD, &request.method.to_le_bytes());
+    put(obj + at::PROMISE_ID, &request.promise_id.to_le_bytes());
+    put(obj + at::TARGET, &request.target.to_le_bytes());
+    // Payloads follow the fixed section in setter order (cap, then payload), each slot
+    // holding the distance from itself to its payload.
+    let mut data_at = FIXED;
+    for (slot, data) in [(at::CAP, request.cap), (at::PAYLOAD, request.payload)] {
+        if data.is_empty() {
+            continue;
+        }
+        let slot = obj + slot;
+        put(slot, &((data_at - slot) as u32).to_le_bytes());
+        put(slot + 4, &(data.len() as u32).to_le_bytes());
+        data_at += data.len();
+    }
+    out.extend_from_slice(&fixed);
+    out.extend_from_slice(request.cap);
+    out.extend_from_slice(request.payload);
+    Ok(out)
 }
 
 /// Removes a caller's table entry if it stops waiting before its answer arrives.
@@ -373,7 +466,12 @@ impl Transport for Client {
     /// Call without pipelining; a non-200 answer becomes [`ClientError::Status`] with
     /// the body as its message.
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
-        let (status, body) = self.call_raw(ordinal, NO_TARGET, payload).await?;
+        self.call_bytes(ordinal, payload).await.map(Vec::from)
+    }
+
+    /// As [`Transport::call`], the body a slice of the read buffer (no copy).
+    async fn call_bytes(&self, ordinal: u32, payload: &[u8]) -> Result<Bytes, ClientError> {
+        let (status, body) = self.call_raw_bytes(ordinal, NO_TARGET, payload).await?;
         if status == Status::OK {
             Ok(body)
         } else {
@@ -381,6 +479,40 @@ impl Transport for Client {
                 status,
                 message: String::from_utf8_lossy(&body).into_owned(),
             })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::frame::encode_frame;
+    use crate::frame::node::encode_node_frame;
+    use crate::Builder;
+
+    /// The frame written by hand is the builder's envelope in the encoders' framing.
+    #[test]
+    fn request_frame_matches_builder_and_encoders() {
+        let big = vec![7u8; 300];
+        for cap in [&b""[..], b"token"] {
+            for payload in [&b""[..], b"x", &big[..]] {
+                let req = Request {
+                    method: 3,
+                    promise_id: 77,
+                    target: 5,
+                    cap,
+                    payload,
+                };
+                let mut b = Builder::new();
+                let env = req.encode(&mut b).unwrap().to_vec();
+                let mut rpc = Vec::new();
+                encode_frame(&mut rpc, Direction::Request, &env).unwrap();
+                let mut node = Vec::new();
+                encode_node_frame(&mut node, 77, Flag::Request, &env).unwrap();
+                assert_eq!(request_frame(&req, FrameHead::Rpc).unwrap(), rpc);
+                let ours = request_frame(&req, FrameHead::Node { req_id: 77 }).unwrap();
+                assert_eq!(ours, node);
+            }
         }
     }
 }

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
+use bytes::Bytes;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
@@ -29,7 +30,7 @@ impl Failure {
 }
 
 /// What a waiting caller receives.
-pub(crate) type Answer = Result<(Status, Vec<u8>), Failure>;
+pub(crate) type Answer = Result<(Status, Bytes), Failure>;
 
 #[derive(Default)]
 struct State {
@@ -76,12 +77,13 @@ impl Shared {
         }
     }
 
-    /// Hand an answer to the caller of `id`; false if nobody waits for it.
-    pub(crate) fn resolve(&self, id: u32, status: Status, body: &[u8]) -> bool {
+    /// Hand an answer to the caller of `id` (its body shares the read buffer: no copy);
+    /// false if nobody waits for it.
+    pub(crate) fn resolve(&self, id: u32, status: Status, body: Bytes) -> bool {
         let Some(tx) = self.lock().pending.remove(&id) else {
             return false;
         };
-        let _ = tx.send(Ok((status, body.to_vec())));
+        let _ = tx.send(Ok((status, body)));
         true
     }
 

@@ -3,9 +3,11 @@
 use std::fmt::Write as _;
 use std::io;
 use std::net::SocketAddr;
+use std::ops::Range;
 use std::pin::Pin;
 use std::time::Duration;
 
+use bytes::Bytes;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
@@ -17,7 +19,7 @@ use super::results::{Lookup, Results};
 use super::ServerConfig;
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
-use crate::frame_reader::FrameReader;
+use crate::frame_reader::{FrameReader, Within};
 use crate::rpc::{Request, Status, NO_TARGET};
 use crate::service::{Authorizer, Reply, Service};
 use crate::Builder;
@@ -141,32 +143,29 @@ impl Conn<'_> {
     ) -> Result<(), Close> {
         let mut answered = 0usize;
         loop {
-            let frame = match self.frames.next_frame() {
-                Ok(Some(frame)) => frame,
+            // Each request frame is split off the read buffer as `Bytes` (no copy), so a
+            // handler may keep its payload past the call.
+            let (call, frame) = match self.frames.next_frame_bytes(CallFrame::of) {
+                Ok(Some(next)) => next,
                 Ok(None) => return Ok(()),
                 Err(e) => return Err(Close::Frame(e)),
             };
-            let envelope = match frame {
-                ConnFrame::Rpc(frame) if frame.dir == Direction::Request => {
+            let envelope = match call {
+                CallFrame::Rpc(envelope) => {
                     self.write.begin_rpc();
-                    frame.envelope
+                    envelope
                 }
-                ConnFrame::Rpc(frame) => return Err(Close::Unsupported(frame.dir)),
-                ConnFrame::Node(NodeFrame::Call(call)) if call.flag == Flag::Request => {
+                CallFrame::Node { req_id, envelope } => {
                     self.write
-                        .begin_node(call.req_id)
+                        .begin_node(req_id)
                         .map_err(Close::DuplicateReqId)?;
-                    call.envelope
+                    envelope
                 }
-                ConnFrame::Node(NodeFrame::Call(_)) => {
-                    return Err(Close::Unexpected("a response (flag 2)"))
-                }
-                ConnFrame::Node(NodeFrame::Handshake(_)) => {
-                    return Err(Close::Unexpected("a second handshake"))
-                }
+                CallFrame::Refused(close) => return Err(close),
             };
             answer(
                 service,
+                &frame,
                 envelope,
                 &mut self.out,
                 &mut self.write,
@@ -275,11 +274,44 @@ impl Conn<'_> {
     }
 }
 
-/// Answer one request frame, appending the response frame to `write`.
+/// What a frame read by a connection asks for: a call (where its envelope is in the
+/// frame), or closing the connection.
+enum CallFrame {
+    Rpc(Range<usize>),
+    Node { req_id: u32, envelope: Range<usize> },
+    Refused(Close),
+}
+
+impl CallFrame {
+    fn of(frame: ConnFrame<'_>, within: Within) -> CallFrame {
+        match frame {
+            ConnFrame::Rpc(frame) if frame.dir == Direction::Request => {
+                CallFrame::Rpc(within.range(frame.envelope))
+            }
+            ConnFrame::Rpc(frame) => CallFrame::Refused(Close::Unsupported(frame.dir)),
+            ConnFrame::Node(NodeFrame::Call(call)) if call.flag == Flag::Request => {
+                CallFrame::Node {
+                    req_id: call.req_id,
+                    envelope: within.range(call.envelope),
+                }
+            }
+            ConnFrame::Node(NodeFrame::Call(_)) => {
+                CallFrame::Refused(Close::Unexpected("a response (flag 2)"))
+            }
+            ConnFrame::Node(NodeFrame::Handshake(_)) => {
+                CallFrame::Refused(Close::Unexpected("a second handshake"))
+            }
+        }
+    }
+}
+
+/// Answer one request frame (`frame[envelope]` is its envelope), appending the response
+/// frame to `write`.
 #[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 async fn answer<S: Service>(
     service: &S,
-    envelope: &[u8],
+    frame: &Bytes,
+    envelope: Range<usize>,
     out: &mut Builder,
     write: &mut Answers,
     results: &mut Results,
@@ -288,6 +320,7 @@ async fn answer<S: Service>(
     authorize: Option<&Authorizer>,
 ) {
     text.clear();
+    let envelope = &frame[envelope];
     let req = match Request::parse(envelope) {
         Ok(req) => req,
         Err(e) => {
@@ -312,11 +345,14 @@ async fn answer<S: Service>(
             return;
         }
     }
-    let payload = if req.target == NO_TARGET {
-        req.payload
+    out.clear();
+    let called = if req.target == NO_TARGET {
+        // The payload as a slice of the frame: owned by the handler if it wants to be.
+        let payload = crate::owned::share(frame, req.payload);
+        service.call_owned(req.method, payload, out).await
     } else {
         match results.get(req.target) {
-            Lookup::Ok(body) => body,
+            Lookup::Ok(body) => service.call(req.method, body, out).await,
             missing => {
                 describe_missing_target(text, req.target, missing, results);
                 put_response(write, Status::BAD_REQUEST, req.promise_id, text.as_bytes());
@@ -325,8 +361,7 @@ async fn answer<S: Service>(
             }
         }
     };
-    out.clear();
-    let (status, body): (Status, &[u8]) = match service.call(req.method, payload, out).await {
+    let (status, body): (Status, &[u8]) = match called {
         Ok(Reply::Message) => (Status::OK, out.as_bytes()),
         Ok(Reply::Empty) => (Status::OK, &[]),
         Err(e) => {

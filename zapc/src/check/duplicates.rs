@@ -14,6 +14,7 @@ pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnost
         Declaration::Struct(s) => Some((&s.name, "struct")),
         Declaration::Alias(a) => Some((&a.name, "alias")),
         Declaration::Interface(i) => Some((&i.name, "interface")),
+        Declaration::Const(c) => Some((&c.name, "constant")),
         Declaration::Package(_) | Declaration::Import(_) => None,
     });
     let mut first_seen: HashMap<&str, (&Ident, &str)> = HashMap::new();
@@ -39,20 +40,40 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
             with_article(first_kind)
         )
     };
+    let hint = if kind == "constant" || first_kind == "constant" {
+        "structs, aliases, interfaces and constants share one namespace; rename one of them"
+    } else {
+        "structs, aliases and interfaces share one namespace; rename one of them"
+    };
     Diagnostic::error(message, name.span.clone(), "declared again here")
         .with_secondary(
             first.span.clone(),
             format!("first declared here as {}", with_article(first_kind)),
         )
-        .with_hint("structs, aliases and interfaces share one namespace; rename one of them")
+        .with_hint(hint)
 }
 
-/// A field name used twice in one struct.
+/// A field name used twice in one struct. A reserved slot keeps its name: a field taking
+/// it is told so.
 pub(super) fn duplicate_fields(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     for decl in file.structs() {
-        let names = decl.fields.iter().map(|f| &f.name);
-        report_repeats(names, "field", &decl.name.text, errors);
+        let reserved_first = |name: &Ident| {
+            decl.fields
+                .iter()
+                .take_while(|f| !std::ptr::eq(&f.name, name))
+                .find(|f| f.name.text == name.text)
+                .is_some_and(|first| first.is_reserved())
+        };
+        let (plain, after_reserved): (Vec<&Ident>, Vec<&Ident>) = decl
+            .fields
+            .iter()
+            .map(|f| &f.name)
+            .partition(|n| !reserved_first(n));
+        report_repeats(plain.into_iter(), "field", &decl.name.text, errors);
+        for name in after_reserved {
+            errors.push(super::evolution::reserved_name_reused(decl, name));
+        }
     }
 }
 

@@ -251,10 +251,12 @@ fn no_struct(option: &JsonOption, method: &MethodDecl, what: &str) -> Diagnostic
 
 /// True when `name` is a field of `decl`; else reports it, with a suggestion.
 fn field_of(decl: &StructDecl, name: &Ident, option: &str, errors: &mut Vec<Diagnostic>) -> bool {
-    if decl.fields.iter().any(|f| f.name.text == name.text) {
+    // A reserved slot is not a field any more: it has no value to name.
+    let live = || decl.fields.iter().filter(|f| !f.is_reserved());
+    if live().any(|f| f.name.text == name.text) {
         return true;
     }
-    let fields = decl.fields.iter().map(|f| f.name.text.as_str());
+    let fields = live().map(|f| f.name.text.as_str());
     let hint = match closest(&name.text, fields.clone()) {
         Some(close) => format!("did you mean `{close}`?"),
         None => format!(

@@ -15,7 +15,8 @@ pub(super) fn builtin_names_redeclared(cx: &Context<'_>, errors: &mut Vec<Diagno
         Declaration::Struct(s) => Some(&s.name),
         Declaration::Alias(a) => Some(&a.name),
         Declaration::Interface(i) => Some(&i.name),
-        Declaration::Package(_) | Declaration::Import(_) => None,
+        // A constant is a value, not a type: it hides no type name.
+        Declaration::Package(_) | Declaration::Const(_) | Declaration::Import(_) => None,
     });
     for name in names {
         let text = name.text.as_str();

@@ -77,6 +77,9 @@ fn overlap_error(
     other: &FieldDecl,
     other_slot: &Slot,
 ) -> Diagnostic {
+    if field.is_reserved() || other.is_reserved() {
+        return super::evolution::reserved_overlap(field, slot, other, other_slot);
+    }
     let span = field.offset.as_ref().map_or(field.name.span.clone(), |o| {
         o.span.start.saturating_sub(1)..o.span.end
     });

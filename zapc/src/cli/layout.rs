@@ -10,8 +10,8 @@ use zapc::load_file;
 /// Print the wire layout of every struct and interface in a schema.
 ///
 /// For each struct: every field's type (aliases resolved, in schema syntax), byte offset
-/// and slot width, the struct's fixed size, and the shape of a list of it. For each
-/// interface: every method with its ordinal.
+/// and slot width, the struct's fixed size, and the shape of a list of it (reserved slots
+/// last). For each interface: every method with its ordinal, then the reserved ordinals.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  zapc layout schemas/eth.zap")]
 pub struct Args {
@@ -64,12 +64,16 @@ fn struct_table(structure: &ir::Struct) -> String {
         structure.size,
         shape_syntax(structure.list_shape)
     );
+    // Reserved slots after the fields: they take bytes but hold nothing.
+    let reserved = structure.reserved.iter().map(|f| (f, "reserved "));
     let rows: Vec<[String; 4]> = structure
         .fields
         .iter()
-        .map(|f| {
+        .map(|f| (f, ""))
+        .chain(reserved)
+        .map(|(f, prefix)| {
             [
-                f.name.clone(),
+                format!("{prefix}{}", f.name),
                 type_syntax(&f.ty),
                 f.offset.to_string(),
                 f.width.to_string(),
@@ -118,6 +122,9 @@ fn interface_table(interface: &ir::Interface) -> String {
             "  {:>3}  {}({param}){result}",
             method.ordinal, method.name
         );
+    }
+    for ordinal in &interface.reserved {
+        let _ = writeln!(out, "  {ordinal:>3}  reserved");
     }
     out
 }

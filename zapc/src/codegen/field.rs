@@ -161,11 +161,18 @@ impl<'a> FieldGen<'a> {
         }
     }
 
+    /// `#[deprecated]` for a field declared `deprecated`, else nothing.
+    fn deprecated(&self) -> TokenStream {
+        super::evolution::deprecated_attr(self.field.deprecated)
+    }
+
     /// The field of a schema struct's owned type, with its JSON attributes.
     pub fn owned_field(&self) -> TokenStream {
         let (doc, ident, ty, json) = (self.doc(), &self.ident, &self.owned_ty, self.json_attrs());
+        let deprecated = self.deprecated();
         quote! {
             #doc
+            #deprecated
             #json
             pub #ident: #ty,
         }
@@ -236,8 +243,10 @@ impl<'a> FieldGen<'a> {
             ),
             Kind::List(list) => list.getter(rt, off),
         };
+        let deprecated = self.deprecated();
         quote! {
             #doc
+            #deprecated
             #[inline]
             pub fn #name(&self) -> #ty { #body }
         }
@@ -365,8 +374,10 @@ impl<'a> FieldGen<'a> {
             }
         };
         let at = self.setter_at();
+        let deprecated = self.deprecated();
         quote! {
             #doc
+            #deprecated
             pub fn #setter(&mut self, v: #arg) -> &mut Self {
                 #body
                 self
@@ -394,8 +405,10 @@ impl<'a> FieldGen<'a> {
             " Point `{}` at {what} already built with [`Self::builder`].",
             self.field.name
         );
+        let deprecated = self.deprecated();
         quote! {
             #[doc = #doc]
+            #deprecated
             pub fn #name(&mut self, at: #arg) -> &mut Self {
                 #body
                 self

@@ -7,6 +7,7 @@
 //! [`structs::derive_companions`], which shares everything but the owned type, so the
 //! two front ends cannot drift.
 
+mod evolution;
 mod field;
 mod json;
 pub mod names;
@@ -18,7 +19,7 @@ use std::collections::{HashMap, HashSet};
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::ir::{Scalar, Schema, Type};
+use crate::ir::{self, Scalar, Schema, Type};
 
 /// How to generate.
 #[derive(Clone, Debug)]
@@ -39,17 +40,50 @@ impl Default for Options {
 /// Everything generated for a schema, as tokens.
 pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
     let eq_hash = eq_hash_structs(schema);
+    let consts = evolution::constants(schema);
+    let deprecated = evolution::deprecated_structs(schema);
     let structs = schema
         .structs
         .iter()
-        .map(|s| structs::schema_struct(s, eq_hash.contains(s.name.as_str()), opts));
+        .map(|s| struct_items(&deprecated, s, eq_hash.contains(s.name.as_str()), opts));
     let interfaces = schema
         .interfaces
         .iter()
-        .map(|i| service::generate(schema, i, opts));
+        .map(|i| interface_items(schema, &deprecated, i, opts));
     quote! {
+        #consts
         #(#structs)*
         #(#interfaces)*
+    }
+}
+
+/// The items of one struct, allowed to use deprecated items when it names any.
+fn struct_items(
+    deprecated: &HashSet<&str>,
+    s: &ir::Struct,
+    eq_hash: bool,
+    opts: &Options,
+) -> TokenStream {
+    let tokens = structs::schema_struct(s, eq_hash, opts);
+    if evolution::struct_uses_deprecated(s, deprecated) {
+        evolution::allow_deprecated(tokens)
+    } else {
+        tokens
+    }
+}
+
+/// The items of one interface, allowed to use deprecated items when it names any.
+fn interface_items(
+    schema: &Schema,
+    deprecated: &HashSet<&str>,
+    i: &ir::Interface,
+    opts: &Options,
+) -> TokenStream {
+    let tokens = service::generate(schema, i, opts);
+    if evolution::interface_uses_deprecated(i, deprecated) {
+        evolution::allow_deprecated(tokens)
+    } else {
+        tokens
     }
 }
 
@@ -63,12 +97,21 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
 pub fn render(schema: &Schema, opts: &Options) -> String {
     let mut out = header(&schema.source_name);
     let eq_hash = eq_hash_structs(schema);
+    let deprecated = evolution::deprecated_structs(schema);
+    if !schema.consts.is_empty() {
+        out.push_str(&format_tokens(evolution::constants(schema)));
+    }
     for s in &schema.structs {
         let eq = eq_hash.contains(s.name.as_str());
-        out.push_str(&format_tokens(structs::schema_struct(s, eq, opts)));
+        out.push_str(&format_tokens(struct_items(&deprecated, s, eq, opts)));
     }
     for i in &schema.interfaces {
-        out.push_str(&format_tokens(service::generate(schema, i, opts)));
+        out.push_str(&format_tokens(interface_items(
+            schema,
+            &deprecated,
+            i,
+            opts,
+        )));
     }
     out
 }

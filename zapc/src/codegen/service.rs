@@ -246,8 +246,10 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         let reader = names::suffixed_path(&p.ty, "Reader");
         quote!(, #arg: #reader<'_>)
     });
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
     quote! {
         #doc
+        #deprecated
         fn #name(&self #param) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send;
     }
 }
@@ -403,8 +405,10 @@ fn client_method(
             ::core::result::Result::Ok(())
         },
     };
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
     quote! {
         #doc
+        #deprecated
         pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
             #payload
             let body = self.transport.call(#ordinal, payload).await?;

@@ -268,8 +268,10 @@ fn owned_struct(
         TokenStream::new()
     };
     let serde_crate = format!("{}::__private::serde", runtime_string(rt));
+    let deprecated = super::evolution::deprecated_attr(s.deprecated);
     quote! {
         #doc
+        #deprecated
         #[derive(
             ::core::clone::Clone,
             ::core::fmt::Debug,
@@ -332,14 +334,17 @@ fn companions(
         (quote!(obj), quote!(r))
     };
 
+    let deprecated = super::evolution::deprecated_attr(s.deprecated);
     quote! {
         #[doc = #reader_doc]
+        #deprecated
         #[derive(::core::clone::Clone, ::core::marker::Copy)]
         #vis struct #reader<'a> {
             obj: #rt::Object<'a>,
         }
 
         #[doc = #builder_doc]
+        #deprecated
         #vis struct #builder<'b> {
             obj: #rt::ObjectBuilder<'b>,
         }

@@ -66,16 +66,17 @@ fn expected_phrase(rules: &[Rule]) -> String {
     }
 }
 
-const DECLARATION_KEYWORDS: [Rule; 5] = [
+const DECLARATION_KEYWORDS: [Rule; 6] = [
     Rule::kw_package,
     Rule::kw_import,
     Rule::kw_type,
+    Rule::kw_const,
     Rule::kw_struct,
     Rule::kw_interface,
 ];
 
 /// The expectations worth telling: a line break or the end of the file is possible almost
-/// everywhere, so it is only mentioned when nothing else was expected; the four
+/// everywhere, so it is only mentioned when nothing else was expected; the
 /// declaration keywords are told as one "declaration".
 fn relevant(rules: &[Rule]) -> Vec<Rule> {
     let is_filler = |r: &Rule| matches!(r, Rule::line_break | Rule::EOI);
@@ -152,10 +153,25 @@ fn describe(rule: Rule) -> &'static str {
         Rule::close_bracket => "`]`",
         Rule::colon => "`:`",
         Rule::comma => "`,`",
+        Rule::const_decl => "a constant",
+        Rule::const_name => "a constant name",
+        Rule::const_value => "a constant value (a number, `true`, `false` or a quoted text)",
+        Rule::const_bool => "`true` or `false`",
+        Rule::const_integer => "an integer",
+        Rule::const_text => "a quoted text",
+        Rule::kw_const => "`const`",
+        Rule::deprecation | Rule::kw_deprecated => "`deprecated`",
+        Rule::ordinal => "an ordinal like `@1`",
+        Rule::ordinal_number => "an ordinal number",
+        Rule::reserved_field | Rule::reserved_method | Rule::kw_reserved => "`reserved`",
+        Rule::struct_item => "a field",
+        Rule::interface_item => "a method",
         // Silent rules: pest never reports them, but they are named for completeness.
         Rule::WHITESPACE | Rule::blank_line_rest => "a space",
         Rule::COMMENT => "a comment",
-        Rule::declaration => "a declaration (`package`, `import`, `type`, `struct` or `interface`)",
+        Rule::declaration => {
+            "a declaration (`package`, `import`, `type`, `const`, `struct` or `interface`)"
+        }
         Rule::end_of_declaration => "the end of the declaration",
         Rule::brace_fields | Rule::indented_fields => "fields",
         Rule::brace_methods | Rule::indented_methods => "methods",
@@ -165,8 +181,11 @@ fn describe(rule: Rule) -> &'static str {
 
 /// A one-line reminder of the syntax of what was expected, the most specific first.
 fn hint_for(rules: &[Rule]) -> Option<&'static str> {
-    const BY_PRIORITY: [(Rule, &str); 13] = [
+    const BY_PRIORITY: [(Rule, &str); 16] = [
         (Rule::offset_number, "an offset is `@` followed by a byte offset, e.g. `@16`"),
+        (Rule::ordinal_number, "an ordinal is `@` followed by a number from 1, e.g. `getBalance @1 (req: Request)` or `reserved @3`"),
+        (Rule::const_value, "a constant is written `const NAME: type = value`, e.g. `const MAX_LOGS: u32 = 1000`"),
+        (Rule::const_name, "a constant is written `const NAME: type = value`, e.g. `const MAX_LOGS: u32 = 1000`"),
         (Rule::byte_count, "a fixed byte array is written `bytes_fixed[N]`, e.g. `bytes_fixed[32]`"),
         (Rule::type_expr, "a type is a scalar like `u64`, `text`, `bytes`, `bytes_fixed[N]`, `list<T>`, a struct or an alias"),
         (Rule::close_angle, "a list is written `list<T>` and a pointer list `list<ptr<T>>`"),
@@ -178,7 +197,7 @@ fn hint_for(rules: &[Rule]) -> Option<&'static str> {
         (Rule::close_paren, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::field_name, "a field is written `Name Type [@Offset]`, e.g. `Id u64 @0`"),
         (Rule::import_path, "an import is written `import \"other.zap\"`, a path relative to this file"),
-        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `struct` and `interface` declarations"),
+        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `const`, `struct` and `interface` declarations"),
     ];
     BY_PRIORITY
         .iter()

@@ -5,18 +5,23 @@
 //! generic reader at the schema's offsets; every list and child is read to the end, and
 //! the number of elements iterated is bounded by the message size; `to_value` agrees
 //! with the getters; the value read survives encode → decode unchanged, encodes
-//! deterministically, and its JSON mapping reads back (finite floats).
+//! deterministically, and its JSON mapping reads back (finite floats). The same readers
+//! handed out by an [`Owned`] message read the same values.
 
-use crate::schemas::kitchen::{KitchenReader, LeafReader};
-use crate::schemas::lists::ListsReader;
+use crate::schemas::kitchen::{Kitchen, KitchenReader, Leaf, LeafReader};
+use crate::schemas::lists::{Lists, ListsReader};
 use crate::support::{
     check_json, check_kitchen, check_leaf, check_lists, check_reencode, same_kitchen,
 };
-use zap_runtime::Message;
+use zap_runtime::{Bytes, Message, Owned};
 
 /// The body of the `kitchen_reader` fuzz target.
 pub fn run(data: &[u8]) {
     let parsed = Message::parse(data).is_ok();
+    assert_eq!(
+        Owned::<Leaf>::from_bytes(Bytes::copy_from_slice(data)).is_ok(),
+        parsed
+    );
     assert_eq!(KitchenReader::parse(data).is_ok(), parsed);
     assert_eq!(LeafReader::parse(data).is_ok(), parsed);
     assert_eq!(ListsReader::parse(data).is_ok(), parsed);
@@ -37,4 +42,14 @@ pub fn run(data: &[u8]) {
     let lists = check_lists(ListsReader::from_object(msg.root()));
     check_reencode(&lists, PartialEq::eq);
     check_json(&lists, PartialEq::eq);
+
+    // The same readers through owned messages (the bytes copied into `Bytes` once, as a
+    // connection's frame would be): the same header, the same values.
+    let owned = Owned::<Kitchen>::from_bytes(Bytes::copy_from_slice(data))
+        .expect("Owned accepts what Message::parse accepts");
+    assert_eq!(owned.as_bytes(), msg.as_bytes());
+    assert!(same_kitchen(&check_kitchen(owned.get()), &kitchen));
+    let owned = Owned::<Lists>::from_bytes(owned.into_bytes()).expect("the same bytes parse");
+    assert_eq!(check_lists(owned.get()), lists);
+    assert_eq!(owned.to_value(), lists);
 }

@@ -20,6 +20,10 @@ pub mod common {
 pub mod docs {
     zap_runtime::include_schema!("docs");
 }
+/// Generated from `schemas/evolution.zap`.
+pub mod evolution {
+    zap_runtime::include_schema!("evolution");
+}
 /// Generated from `schemas/eth.zap`.
 pub mod eth {
     zap_runtime::include_schema!("eth");
