@@ -66,12 +66,8 @@ impl Loader {
         dir: &Path,
         canonical: Option<PathBuf>,
     ) -> Result<ir::Schema, LoadError> {
-        let (index, mut schema) = self.load_one(display, text, dir, canonical)?;
-        schema.imports = self.done[index]
-            .deps
-            .iter()
-            .map(|&d| self.done[d].ir.clone())
-            .collect();
+        let (_, deps, mut schema) = self.load_one(display, text, dir, canonical, false)?;
+        schema.imports = deps.iter().map(|&d| self.done[d].ir.clone()).collect();
         Ok(schema)
     }
 
@@ -81,7 +77,8 @@ impl Loader {
         text: &str,
         dir: &Path,
         canonical: Option<PathBuf>,
-    ) -> Result<(usize, ir::Schema), LoadError> {
+        imported_by_another: bool,
+    ) -> Result<(Option<usize>, Vec<usize>, ir::Schema), LoadError> {
         let fail = |errors| LoadError::Invalid(Diagnostics::new(display, text, errors));
         let file = parse::parse(text).map_err(|error| fail(vec![error]))?;
         let own_package = file.packages().next().map(|p| p.name.text.clone());
@@ -139,6 +136,10 @@ impl Loader {
         }
         let schema = lower::lower(display, &cx).map_err(|error| fail(vec![error]))?;
         drop(cx);
+        if !imported_by_another {
+            // Nobody looks this file up by its qualified names: skip the copies.
+            return Ok((None, deps, schema));
+        }
 
         let loaded = Loaded {
             canonical: me,
@@ -152,10 +153,10 @@ impl Loader {
                 None => schema.clone(),
             },
             package: own_package,
-            deps,
+            deps: deps.clone(),
         };
         self.done.push(loaded);
-        Ok((self.done.len() - 1, schema))
+        Ok((Some(self.done.len() - 1), deps, schema))
     }
 
     /// Load the file `decl` names (or find it loaded). `Ok(None)`: nothing to add.
@@ -219,9 +220,12 @@ impl Loader {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let (index, _) = self
-            .load_one(&shown, &text, &parent, Some(canonical))
+        let (index, _, _) = self
+            .load_one(&shown, &text, &parent, Some(canonical), true)
             .map_err(Imported::There)?;
+        let Some(index) = index else {
+            return Ok(None);
+        };
         if self.done[index].package.is_none() {
             return Err(Imported::Here(
                 Diagnostic::error(
