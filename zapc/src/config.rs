@@ -122,14 +122,11 @@ impl Config {
         let mut result = Generated::default();
         let mut modules: Vec<(String, PathBuf)> = Vec::new();
         // The files given, then the files they import (each once).
-        let mut queue: Vec<(PathBuf, bool)> = schemas
-            .iter()
-            .map(|p| (p.as_ref().to_path_buf(), false))
-            .collect();
+        let mut queue: Vec<PathBuf> = schemas.iter().map(|p| p.as_ref().to_path_buf()).collect();
         let mut seen: Vec<PathBuf> = Vec::new();
         let mut next = 0;
         while next < queue.len() {
-            let (path, imported) = queue[next].clone();
+            let path = queue[next].clone();
             next += 1;
             let path = path.as_path();
             let identity = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
@@ -142,22 +139,20 @@ impl Config {
             }
             let schema = load_file(path)?;
             let module = module_name(path);
-            if imported {
-                let package = schema.package.clone().unwrap_or_default();
+            // Importers name an imported file's module after its package.
+            for import in &schema.imports {
+                let imported = PathBuf::from(&import.source_name);
+                let package = import.package.clone().unwrap_or_default();
+                let module = module_name(&imported);
                 if module_name(Path::new(&format!("{package}.zap"))) != module {
                     return Err(GenerateError::ImportedModule {
-                        path: path.to_path_buf(),
+                        path: imported,
                         package,
                         module,
                     });
                 }
+                queue.push(imported);
             }
-            queue.extend(
-                schema
-                    .imports
-                    .iter()
-                    .map(|i| (PathBuf::from(&i.source_name), true)),
-            );
             if let Some((_, other)) = modules.iter().find(|(m, _)| *m == module) {
                 return Err(GenerateError::DuplicateModule {
                     module,
