@@ -286,6 +286,7 @@ impl Builder {
         }
         self.align();
         let at = self.rel(self.buf.len());
+        crate::copies::note(data.len());
         self.buf.extend_from_slice(data);
         at
     }
@@ -380,6 +381,7 @@ impl Builder {
             return;
         };
         for d in &self.deferred[mark..] {
+            crate::copies::note(d.len);
             let data_pos = self.buf.len();
             self.buf
                 .extend_from_slice(&self.scratch[d.at..d.at + d.len]);
@@ -540,6 +542,7 @@ impl<'b> ObjectBuilder<'b> {
             return;
         }
         let at = self.b.scratch.len();
+        crate::copies::note(v.len());
         self.b.scratch.extend_from_slice(v);
         self.b.deferred.push(Deferred {
             slot: pos,
@@ -654,6 +657,7 @@ impl ListBuilder<'_> {
 
     /// Append one framed element: `[len u32][data]`.
     pub fn push_framed(&mut self, data: &[u8]) {
+        crate::copies::note(data.len());
         self.b
             .buf
             .extend_from_slice(&wire_u32(data.len()).to_le_bytes());

@@ -41,6 +41,7 @@ mod builder;
 pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
+pub mod copies;
 mod error;
 pub mod frame;
 #[cfg(any(feature = "server", feature = "client"))]

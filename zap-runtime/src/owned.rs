@@ -82,6 +82,7 @@ impl<T> Owned<T> {
     /// is only borrowed, e.g. the request a borrowed handler sees, that must be kept.
     pub fn copy_from_slice(buf: &[u8]) -> Result<Self, ParseError> {
         let size = Message::parse(buf)?.size();
+        crate::copies::note(size);
         Owned::from_bytes(Bytes::copy_from_slice(&buf[..size]))
     }
 

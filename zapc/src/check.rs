@@ -16,6 +16,7 @@ mod lists;
 mod methods;
 mod names;
 mod offsets;
+mod owned_names;
 mod package;
 mod pointers;
 mod suggest;
@@ -94,6 +95,7 @@ const RULES: &[Rule] = &[
     methods::too_many_results,
     methods::non_struct_parameters,
     methods::permission_bits_too_large,
+    owned_names::owned_name_collisions,
     offsets::offset_too_large,
     offsets::struct_too_large,
     offsets::overlapping_slots,

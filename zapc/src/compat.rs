@@ -15,6 +15,8 @@
 //! tree of each side so that [`render`] can point at the line of each change in the style of
 //! `zapc check`. The rules table with its reasons is in `docs/compat.md`.
 
+mod evolution;
+
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -73,9 +75,27 @@ pub enum Side {
 pub enum Item {
     Package,
     Struct(String),
-    Field { structure: String, field: String },
+    Field {
+        structure: String,
+        field: String,
+    },
     Interface(String),
-    Method { interface: String, method: String },
+    Method {
+        interface: String,
+        method: String,
+    },
+    /// A `const`.
+    Const(String),
+    /// A `reserved Name Type @N` slot.
+    ReservedField {
+        structure: String,
+        field: String,
+    },
+    /// A `reserved @N` line.
+    ReservedOrdinal {
+        interface: String,
+        ordinal: u32,
+    },
 }
 
 /// One classified change.
@@ -128,6 +148,7 @@ pub fn compare(old: &Schema, new: &Schema) -> Vec<Change> {
         }
     }
     cx.interfaces();
+    cx.constants();
     cx.changes
 }
 
@@ -319,6 +340,14 @@ impl Comparison<'_> {
                 self.field_renamed(new_s, old_f, new_f);
                 continue;
             }
+            if let Some(message) = self.field_reserved(new_s, old_f) {
+                let item = Item::Field {
+                    structure: old_s.name.clone(),
+                    field: old_f.name.clone(),
+                };
+                self.push(Class::WireBreaking, message, Side::Old, item);
+                continue;
+            }
             self.push(
                 Class::WireBreaking,
                 format!(
@@ -344,6 +373,7 @@ impl Comparison<'_> {
             let (class, message) = self.field_added(old_s, new_f);
             self.push(class, message, Side::New, item(&new_f.name));
         }
+        self.struct_evolution(old_s, new_s);
         if old_s.doc != new_s.doc {
             self.push(
                 Class::Safe,
@@ -396,6 +426,7 @@ impl Comparison<'_> {
                 at(),
             );
         }
+        self.field_evolution(new_s, old_f, new_f);
     }
 
     fn field_renamed(&mut self, new_s: &Struct, old_f: &Field, new_f: &Field) {
@@ -439,6 +470,9 @@ impl Comparison<'_> {
 
     /// A field that has no counterpart in the old struct.
     fn field_added(&self, old_s: &Struct, new_f: &Field) -> (Class, String) {
+        if let Some(found) = self.field_over_reserved(old_s, new_f) {
+            return found;
+        }
         let name = &new_f.name;
         let (start, end) = (new_f.offset, new_f.offset + new_f.width);
         if let Some(old_f) = old_s
@@ -603,6 +637,14 @@ impl Comparison<'_> {
                 self.method(old_i, new_i, old_m, new_m);
                 continue;
             }
+            if let Some(message) = self.method_reserved(new_i, old_m) {
+                let item = Item::Method {
+                    interface: old_i.name.clone(),
+                    method: old_m.name.clone(),
+                };
+                self.push(Class::WireBreaking, message, Side::Old, item);
+                continue;
+            }
             self.push(
                 Class::WireBreaking,
                 format!(
@@ -623,6 +665,10 @@ impl Comparison<'_> {
             {
                 continue;
             }
+            if let Some((class, message)) = self.method_over_reserved(old_i, new_m) {
+                self.push(class, message, Side::New, at(new_m));
+                continue;
+            }
             self.push(
                 Class::Safe,
                 format!(
@@ -633,6 +679,7 @@ impl Comparison<'_> {
                 at(new_m),
             );
         }
+        self.interface_evolution(old_i, new_i);
         if old_i.doc != new_i.doc {
             self.push(
                 Class::Safe,
@@ -744,6 +791,7 @@ impl Comparison<'_> {
                 ),
             ));
         }
+        found.extend(self.method_evolution(old_m, new_m));
         if old_m.doc != new_m.doc {
             found.push((
                 Class::Safe,
@@ -989,6 +1037,24 @@ impl Version {
                 .find(|i| i.name.text == *interface)
                 .and_then(|i| i.methods.iter().find(|m| m.name.text == *method))
                 .map(|m| m.name.span.clone()),
+            Item::Const(name) => file
+                .consts()
+                .find(|c| c.name.text == *name)
+                .map(|c| c.name.span.clone()),
+            Item::ReservedField { structure, field } => file
+                .structs()
+                .find(|s| s.name.text == *structure)
+                .and_then(|s| {
+                    s.fields
+                        .iter()
+                        .find(|f| f.is_reserved() && f.name.text == *field)
+                })
+                .map(|f| f.name.span.clone()),
+            Item::ReservedOrdinal { interface, ordinal } => file
+                .interfaces()
+                .find(|i| i.name.text == *interface)
+                .and_then(|i| i.reserved.iter().find(|n| n.as_u32() == Some(*ordinal)))
+                .map(|n| n.span.start.saturating_sub(1)..n.span.end),
         };
         found.or_else(|| self.import_span(item)).unwrap_or(0..0)
     }

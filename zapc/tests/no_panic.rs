@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use zapc::load_str;
 
-const VALID_SCHEMAS: [&str; 10] = [
+const VALID_SCHEMAS: [&str; 11] = [
     include_str!("../../schemas/eth.zap"),
     include_str!("../../schemas/kitchen.zap"),
     include_str!("../../schemas/aliases.zap"),
@@ -16,6 +16,7 @@ const VALID_SCHEMAS: [&str; 10] = [
     include_str!("../../schemas/docs.zap"),
     include_str!("../../schemas/golden.zap"),
     include_str!("../../schemas/tails.zap"),
+    include_str!("../../schemas/evolution.zap"),
 ];
 
 /// Pieces of schema syntax, plus things that should never appear.
@@ -32,6 +33,17 @@ const TOKENS: &[&str] = &[
     "list",
     "ptr",
     "bytes_fixed",
+    // Schema evolution: constants, ordinals, reserved slots, deprecation.
+    "const",
+    "reserved",
+    "deprecated",
+    "true",
+    "false",
+    "\"text\"",
+    "-",
+    "-129",
+    "0x10000",
+    "@4294967295",
     "u8",
     "u64",
     "i32",
@@ -203,5 +215,55 @@ fn odd_whitespace_and_unicode_do_not_panic() {
         "interface I\n\tm()\n",
     ] {
         load_never_panics(text);
+    }
+}
+
+#[test]
+fn evolution_edge_cases_are_errors_or_code_not_panics() {
+    let cases = [
+        (
+            "const X: i64 = -170141183460469231731687303715884105729",
+            false,
+        ),
+        (
+            "const X: u64 = 0x1ffffffffffffffffffffffffffffffffffff",
+            false,
+        ),
+        (
+            "const X: i8 = -128\nconst Y: u64 = 18446744073709551615",
+            true,
+        ),
+        ("const _A: u8 = 1", true),
+        ("const __: u8 = 1", false),
+        ("const X: text = \"\"", true),
+        ("const X: text = \"é 🦀 \u{202e}\"", true),
+        ("interface I { a @4294967295 () b () }", true),
+        ("interface I { reserved @4294967295 a () }", true),
+        ("interface I { a @4294967296 () }", false),
+        ("interface I { a () reserved @1 }", false),
+        (
+            "interface I\n    reserved @1\n    reserved() deprecated\n",
+            false,
+        ),
+        ("interface I { reserved @2 reserved @3 }", true),
+        ("struct A { reserved X u8 @4294967294 }", true),
+        ("struct A deprecated { reserved X u8 }", true),
+        ("struct A { reserved X bytes_fixed[4294967295] @1 }", false),
+        ("struct A { reserved reserved u8 reserved u8 }", false),
+        ("struct A { X u8 deprecated json(name = \"x\") }", true),
+    ];
+    for (text, loads) in cases {
+        match load_str("edge.zap", text) {
+            Ok(schema) => {
+                assert!(loads, "{text:?} must be refused");
+                let code = zapc::codegen::render(&schema, &zapc::codegen::Options::default());
+                let body = code.split_once("\n\n").map_or("", |(_, body)| body);
+                syn::parse_file(body).unwrap_or_else(|e| panic!("{text:?}: {e}\n{code}"));
+            }
+            Err(errors) => {
+                assert!(!loads, "{text:?}: {}", errors.render());
+                let _ = errors.render();
+            }
+        }
     }
 }

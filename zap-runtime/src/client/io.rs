@@ -32,6 +32,9 @@ impl ResponseFrames for FrameDecoder {
 
 /// Bytes gathered into one write at most (frames larger than this go alone).
 const WRITE_BATCH: usize = 256 << 10;
+/// A frame of at least this many bytes is not copied into the batch: it is written from
+/// its own buffer, after the batch gathered so far (one vectored write).
+const WRITE_DIRECT: usize = 16 << 10;
 /// Starting capacity of the write batch.
 const BATCH_START: usize = 16 << 10;
 
@@ -49,17 +52,24 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
             () = shared.closed.cancelled() => None,
         };
         let Some(frame) = next else { break };
-        batch.extend_from_slice(&frame);
-        while batch.len() < WRITE_BATCH {
-            match queue.try_recv() {
-                Ok(frame) => batch.extend_from_slice(&frame),
-                Err(_) => break,
+        let mut direct = None;
+        let mut next = Some(frame);
+        while let Some(frame) = next.take() {
+            if frame.len() >= WRITE_DIRECT {
+                direct = Some(frame);
+                break;
             }
+            crate::copies::note(frame.len());
+            batch.extend_from_slice(&frame);
+            if batch.len() >= WRITE_BATCH {
+                break;
+            }
+            next = queue.try_recv().ok();
         }
         // flush: a TLS stream may hold back the tail of what it encrypted.
         let written = tokio::select! {
             written = async {
-                wr.write_all(&batch).await?;
+                write_both(&mut wr, &batch, direct.as_deref().unwrap_or_default()).await?;
                 wr.flush().await
             } => written,
             () = shared.closed.cancelled() => break,
@@ -76,6 +86,26 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
         }
     }
     let _ = wr.shutdown().await;
+}
+
+/// Write `first` then `second`, in vectored writes while both have bytes left.
+async fn write_both<W: AsyncWrite + Unpin>(
+    wr: &mut W,
+    mut first: &[u8],
+    mut second: &[u8],
+) -> std::io::Result<()> {
+    while !first.is_empty() && !second.is_empty() {
+        let slices = [std::io::IoSlice::new(first), std::io::IoSlice::new(second)];
+        let n = wr.write_vectored(&slices).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        let from_first = n.min(first.len());
+        first = &first[from_first..];
+        second = &second[n - from_first..];
+    }
+    wr.write_all(first).await?;
+    wr.write_all(second).await
 }
 
 /// Read response frames and resolve the matching callers until the connection ends;

@@ -308,6 +308,7 @@ impl Client {
         let (status, body) = self
             .call_raw_bytes_with_id(promise_id, ordinal, target, payload)
             .await?;
+        crate::copies::note(body.len());
         Ok((status, Vec::from(body)))
     }
 
@@ -446,6 +447,7 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
     }
     out.extend_from_slice(&fixed);
     out.extend_from_slice(request.cap);
+    crate::copies::note(request.payload.len());
     out.extend_from_slice(request.payload);
     Ok(out)
 }
@@ -466,7 +468,9 @@ impl Transport for Client {
     /// Call without pipelining; a non-200 answer becomes [`ClientError::Status`] with
     /// the body as its message.
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
-        self.call_bytes(ordinal, payload).await.map(Vec::from)
+        let body = self.call_bytes(ordinal, payload).await?;
+        crate::copies::note(body.len());
+        Ok(Vec::from(body))
     }
 
     /// As [`Transport::call`], the body a slice of the read buffer (no copy).

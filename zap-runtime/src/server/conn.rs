@@ -14,14 +14,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::answers::Answers;
 use super::framing::{ConnDecoder, ConnError, ConnFrame};
-use super::respond::{put_response, salvage_promise_id};
+use super::respond::{put_response, put_response_shared, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::ServerConfig;
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
 use crate::frame_reader::{FrameReader, Within};
 use crate::rpc::{Request, Status, NO_TARGET};
-use crate::service::{Authorizer, Reply, Service};
+use crate::service::{Reply, Service};
 use crate::Builder;
 
 /// How long a closing connection waits for its peer to finish sending (lingering close:
@@ -172,7 +172,7 @@ impl Conn<'_> {
                 &mut self.results,
                 &mut self.text,
                 self.peer,
-                self.config.authorize.as_ref(),
+                self.config,
             )
             .await;
             answered += 1;
@@ -203,7 +203,7 @@ impl Conn<'_> {
             biased;
             // flush: a TLS stream may hold back the tail of what it encrypted.
             written = async {
-                stream.write_all(&self.write).await?;
+                self.write.write_to(stream).await?;
                 stream.flush().await
             } => written.map_err(Close::Io)?,
             () = deadline => return Err(Close::WriteStalled),
@@ -259,7 +259,7 @@ impl Conn<'_> {
     async fn close<IO: AsyncRead + AsyncWrite + Unpin>(&mut self, stream: &mut IO, reason: &Close) {
         let writable = !matches!(reason, Close::Io(_) | Close::WriteStalled);
         if writable && !self.write.is_empty() {
-            let _ = tokio::time::timeout(LINGER, stream.write_all(&self.write)).await;
+            let _ = tokio::time::timeout(LINGER, self.write.write_to(stream)).await;
         }
         let _ = tokio::time::timeout(LINGER, async {
             let _ = stream.shutdown().await;
@@ -317,8 +317,9 @@ async fn answer<S: Service>(
     results: &mut Results,
     text: &mut String,
     peer: SocketAddr,
-    authorize: Option<&Authorizer>,
+    config: &ServerConfig,
 ) {
+    let authorize = config.authorize.as_ref();
     text.clear();
     let envelope = &frame[envelope];
     let req = match Request::parse(envelope) {
@@ -361,6 +362,13 @@ async fn answer<S: Service>(
             }
         }
     };
+    if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
+        // A large answer: its builder buffer goes out as it is, after the headers.
+        let body = Bytes::from(out.take_bytes());
+        results.record_ok(req.promise_id, &body);
+        put_response_shared(write, req.promise_id, body);
+        return;
+    }
     let (status, body): (Status, &[u8]) = match called {
         Ok(Reply::Message) => (Status::OK, out.as_bytes()),
         Ok(Reply::Empty) => (Status::OK, &[]),

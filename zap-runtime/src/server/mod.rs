@@ -89,6 +89,11 @@ use crate::frame::node::{NodeId, NODE_DEFAULT_MAX_FRAME};
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::{Authorizer, Service};
 
+/// The default [`ServerConfig::vectored_write_min`]: 16 KiB. Below it, copying the
+/// answer into the write buffer and writing once costs less than a second slice (and
+/// the builder buffer given away with it); see the echo benchmark in the README.
+pub const DEFAULT_VECTORED_WRITE_MIN: usize = 16 << 10;
+
 /// Limits and timeouts of a server. Every field has a sane default.
 #[derive(Clone, Debug)]
 pub struct ServerConfig {
@@ -118,6 +123,11 @@ pub struct ServerConfig {
     /// After shutdown is triggered, how long connections get to finish before they
     /// are dropped. Default 10 s.
     pub drain_timeout: Duration,
+    /// An answer of at least this many bytes is not copied into the write buffer: its
+    /// headers are, and the handler's message goes out from its own buffer in the same
+    /// vectored write (`writev`). Smaller answers keep the single coalesced write.
+    /// Default [`DEFAULT_VECTORED_WRITE_MIN`] (16 KiB); `usize::MAX` turns it off.
+    pub vectored_write_min: usize,
     /// Consulted before every call with the request's `Cap` field: a refusal is answered
     /// with its status (401 or 403) and reason, and the handler does not run. `None`
     /// (the default) serves everyone. See `zap_runtime::cap::Policy` (feature `cap`).
@@ -151,6 +161,7 @@ impl Default for ServerConfig {
             pipeline_bytes: 64 << 10,
             write_buffer_limit: 256 << 10,
             drain_timeout: Duration::from_secs(10),
+            vectored_write_min: DEFAULT_VECTORED_WRITE_MIN,
             authorize: None,
             node_id: None,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,

@@ -24,10 +24,41 @@ pub(crate) fn put_response(
     promise_id: u32,
     body: &[u8],
 ) -> Status {
-    let Some(sizes) = Sizes::of(body.len(), out.head().overhead()) else {
-        let text = format!("response of {} bytes does not fit a frame", body.len());
-        // A short text always fits, so this recursion ends at once.
-        return put_response(out, Status::INTERNAL, promise_id, text.as_bytes());
+    if !put_head(out, status, promise_id, body.len()) {
+        return put_too_large(out, promise_id, body.len());
+    }
+    crate::copies::note(body.len());
+    out.extend(body);
+    status
+}
+
+/// As [`put_response`] with a 200 and a large body that is not copied: the frame and
+/// envelope headers go into the write buffer and `body` is written from its own memory
+/// after them (a vectored write, see `Answers`).
+pub(crate) fn put_response_shared(
+    out: &mut Answers,
+    promise_id: u32,
+    body: bytes::Bytes,
+) -> Status {
+    if !put_head(out, Status::OK, promise_id, body.len()) {
+        return put_too_large(out, promise_id, body.len());
+    }
+    out.push_tail(body);
+    Status::OK
+}
+
+/// 500 with a text saying the body does not fit a frame (its `len` is a u32).
+fn put_too_large(out: &mut Answers, promise_id: u32, len: usize) -> Status {
+    let text = format!("response of {len} bytes does not fit a frame");
+    // A short text always fits, so this recursion ends at once.
+    put_response(out, Status::INTERNAL, promise_id, text.as_bytes())
+}
+
+/// Append everything of the answer frame before its body (`body_len` bytes); false if
+/// the body is too large for a frame (nothing written).
+fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize) -> bool {
+    let Some(sizes) = Sizes::of(body_len, out.head().overhead()) else {
+        return false;
     };
     let mut frame_head = [0u8; MAX_FRAME_HEAD];
     let msg = out.head().write(&mut frame_head, sizes.frame_len);
@@ -42,14 +73,13 @@ pub(crate) fn put_response(
     let obj = msg + ROOT;
     put(obj + response::STATUS, &status.0.to_le_bytes());
     put(obj + response::PROMISE_ID, &promise_id.to_le_bytes());
-    if !body.is_empty() {
+    if body_len != 0 {
         let rel = (BODY_AT - (ROOT + response::BODY)) as u32;
         put(obj + response::BODY, &rel.to_le_bytes());
         put(obj + response::BODY + 4, &sizes.body.to_le_bytes());
     }
     out.extend(&head[..msg + BODY_AT]);
-    out.extend(body);
-    status
+    true
 }
 
 /// The length fields of a response frame, each checked to fit its u32.
@@ -118,7 +148,7 @@ mod tests {
                     }
                     assert_eq!(put_response(&mut out, status, id, body), status);
                     assert_eq!(
-                        out[1..],
+                        out.buffered()[1..],
                         reference(status, id, body, req_id)[..],
                         "body {body:?}, reqID {req_id:?}"
                     );

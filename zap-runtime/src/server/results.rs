@@ -113,6 +113,7 @@ impl Results {
         if self.ring.len() < end {
             self.ring.resize(end, 0);
         }
+        crate::copies::note(body.len());
         self.ring[phys..end].copy_from_slice(body);
         self.push(id, Kind::Ok { start, len });
     }

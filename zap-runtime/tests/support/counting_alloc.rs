@@ -14,6 +14,13 @@ pub struct Counting;
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    /// Bytes allocated minus bytes freed on this thread (memory freed on another thread
+    /// than it was allocated on skews it: measure single-threaded code).
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+fn live_add(n: i64) {
+    let _ = LIVE.try_with(|c| c.set(c.get() + n));
 }
 
 // SAFETY: every call is forwarded unchanged to the system allocator; the only addition
@@ -22,15 +29,18 @@ thread_local! {
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        live_add(layout.size() as i64);
         // SAFETY: same contract as our caller's.
         unsafe { System.alloc(layout) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        live_add(-(layout.size() as i64));
         // SAFETY: same contract as our caller's.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         ALLOCATIONS.with(|c| c.set(c.get() + 1));
+        live_add(new_size as i64 - layout.size() as i64);
         // SAFETY: same contract as our caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
     }
@@ -42,6 +52,11 @@ static GLOBAL: Counting = Counting;
 /// Heap allocations (and reallocations) made on this thread so far.
 pub fn allocations() -> u64 {
     ALLOCATIONS.with(Cell::get)
+}
+
+/// Heap bytes allocated and not yet freed on this thread (see `LIVE`).
+pub fn live_bytes() -> i64 {
+    LIVE.with(Cell::get)
 }
 
 /// Heap allocations `f` makes on this thread, and its result.

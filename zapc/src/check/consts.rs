@@ -109,7 +109,12 @@ pub(super) fn const_values(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
                 )
                 .with_secondary(decl.ty.span.clone(), "the constant's type")
                 .with_hint(format!(
-                    "a `{}` holds {min} to {max}: use a value in that range or a wider type",
+                    "{} `{}` holds {min} to {max}: use a value in that range or a wider type",
+                    if scalar.keyword().starts_with('i') {
+                        "an"
+                    } else {
+                        "a"
+                    },
                     scalar.keyword()
                 )),
             );

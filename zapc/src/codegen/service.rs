@@ -33,6 +33,10 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         .methods
         .iter()
         .map(|m| dispatch_arm(m, &method_enum, rt));
+    let owned_arms = iface
+        .methods
+        .iter()
+        .map(|m| dispatch_owned_arm(m, &method_enum, rt));
     let client_methods = iface
         .methods
         .iter()
@@ -111,6 +115,18 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
             ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
                 match #method_enum::from_ordinal(ordinal) {
                     #(#arms)*
+                    ::core::option::Option::None => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
+                }
+            }
+
+            async fn call_owned<'a>(
+                &'a self,
+                ordinal: u32,
+                #payload_param: #rt::Bytes,
+                #out_param: &'a mut #rt::Builder,
+            ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
+                match #method_enum::from_ordinal(ordinal) {
+                    #(#owned_arms)*
                     ::core::option::Option::None => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
                 }
             }
@@ -247,11 +263,37 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         quote!(, #arg: #reader<'_>)
     });
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    let owned = m.param.as_ref().map(|p| {
+        let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
+        let t = names::type_ident(&p.ty);
+        let owned_name = owned_ident(m);
+        let owned_doc = [
+            format!(" `{}` with the request owned: the server calls this with the request", m.name),
+            " cut out of its frame without a copy, so an implementation may keep it past".into(),
+            " the call (queue it, hand it to another task). The default borrows it for".into(),
+            format!(" [`Self::{name}`], which also serves JSON-RPC and pipelined calls."),
+        ];
+        quote! {
+            #(#[doc = #owned_doc])*
+            #deprecated
+            #[allow(deprecated)]
+            fn #owned_name(&self, #arg: #rt::Owned<#t>) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send {
+                async move { self.#name(#arg.get()).await }
+            }
+        }
+    });
     quote! {
         #doc
         #deprecated
         fn #name(&self #param) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send;
+        #owned
     }
+}
+
+/// `<method>_owned`: the handler method taking the owned request and the client stub
+/// returning the owned answer (`zapc check` refuses a method of that name beside it).
+fn owned_ident(m: &Method) -> Ident {
+    names::ident(&format!("{}_owned", names::snake(&m.name)))
 }
 
 fn method_info(
@@ -372,6 +414,41 @@ fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream 
     }
 }
 
+/// The arm of `call_owned`: as [`dispatch_arm`], with the request owned (its header
+/// checked once) and handed to the handler's `<method>_owned`.
+fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
+    let Some(p) = &m.param else {
+        return dispatch_arm(m, method_enum, rt);
+    };
+    let v = variant(m);
+    let pattern = quote!(::core::option::Option::Some(#method_enum::#v));
+    let name = owned_ident(m);
+    let t = names::type_ident(&p.ty);
+    let ty = &p.ty;
+    let call = quote! {
+        let req = match #rt::Owned::<#t>::from_bytes(payload) {
+            ::core::result::Result::Ok(req) => req,
+            ::core::result::Result::Err(e) => return ::core::result::Result::Err(#rt::CallError::bad_payload(#ty, e)),
+        };
+        self.0.#name(req).await?
+    };
+    match &m.result {
+        Some(_) => quote! {
+            #pattern => {
+                let result = { #call };
+                #rt::ZapStruct::encode(&result, out)?;
+                ::core::result::Result::Ok(#rt::Reply::Message)
+            }
+        },
+        None => quote! {
+            #pattern => {
+                #call;
+                ::core::result::Result::Ok(#rt::Reply::Empty)
+            }
+        },
+    }
+}
+
 fn client_method(
     iface: &Interface,
     m: &Method,
@@ -406,6 +483,23 @@ fn client_method(
         },
     };
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    let owned = m.result.as_ref().map(|_| {
+        let owned_name = owned_ident(m);
+        let owned_doc = [
+            format!(" `{}` answering with the response message itself, owned and read in", m.name),
+            format!(" place: no field is copied out (see [`{}::Owned`]). Over the TCP", runtime_string(rt)),
+            " client the message is a slice of the connection's read buffer.".into(),
+        ];
+        quote! {
+            #(#[doc = #owned_doc])*
+            #deprecated
+            pub async fn #owned_name(&self #param) -> ::core::result::Result<#rt::Owned<#result>, #rt::ClientError> {
+                #payload
+                let body = self.transport.call_bytes(#ordinal, payload).await?;
+                ::core::result::Result::Ok(#rt::Owned::from_bytes(body)?)
+            }
+        }
+    });
     quote! {
         #doc
         #deprecated
@@ -414,5 +508,6 @@ fn client_method(
             let body = self.transport.call(#ordinal, payload).await?;
             #decode
         }
+        #owned
     }
 }

@@ -1,0 +1,3 @@
+package bad
+
+const LIMIT: u32 = ten
