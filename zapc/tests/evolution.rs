@@ -221,7 +221,9 @@ fn deprecated_items_carry_the_attribute_and_generated_code_allows_them() {
             "ArchivedReader::",
             "ArchivedBuilder::",
             "Ledger::lookup",
+            "Ledger::lookup_owned",
             "LedgerClient<T>::lookup",
+            "LedgerClient<T>::lookup_owned",
             "Admin::shutdown",
             "AdminClient<T>::shutdown",
         ]

@@ -265,7 +265,7 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
     let owned = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-        let t = names::type_ident(&p.ty);
+        let t = names::type_path(&p.ty);
         let owned_name = owned_ident(m);
         let owned_doc = [
             format!(" `{}` with the request owned: the server calls this with the request", m.name),
@@ -423,7 +423,7 @@ fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenS
     let v = variant(m);
     let pattern = quote!(::core::option::Option::Some(#method_enum::#v));
     let name = owned_ident(m);
-    let t = names::type_ident(&p.ty);
+    let t = names::type_path(&p.ty);
     let ty = &p.ty;
     let call = quote! {
         let req = match #rt::Owned::<#t>::from_bytes(payload) {
