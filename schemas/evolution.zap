@@ -51,7 +51,7 @@ struct Page {
     Total u32 @20 deprecated
 }
 
-# The whitespace form takes the same flags.
+# A removed `text` slot keeps a list of `Archived` framed.
 struct Archived deprecated {
     Id u64
     reserved Note text

@@ -12,6 +12,8 @@ struct Report {
     Notes list<common.Note> @12
     Corners list<common.Location> @20
     Digest common.hash32 @28
+    # The worst level among the notes: an imported enum is its integer on the wire.
+    Worst common.Severity @60
 }
 
 interface Reports {

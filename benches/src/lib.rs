@@ -7,6 +7,7 @@
 pub mod codecs;
 pub mod hexser;
 pub mod load;
+pub mod records;
 pub mod values;
 
 use serde_json::Value;
@@ -55,6 +56,10 @@ pub mod generated {
     /// zapc, `benches/schemas/logs.zap`: the list-heavy eth_getLogs record.
     pub mod logs {
         zap_runtime::include_schema!("logs");
+    }
+    /// zapc, `benches/schemas/records.zap`: the owned-answer and echo record.
+    pub mod records {
+        zap_runtime::include_schema!("records");
     }
     /// prost-build (via protox), `proto/eth.proto`.
     #[allow(clippy::all, clippy::pedantic, missing_docs)]

@@ -1,6 +1,7 @@
-//! `#[zap(...)]` attributes: on the struct `crate = "path"` and `rename = "Name"`; on a
-//! field `offset = N`, `rename = "Name"`, `skip` and `json(...)` (the schema language's
-//! field options: `name = "key"`, `quantity`, `block_tags`).
+//! `#[zap(...)]` attributes: on the struct (or enum) `crate = "path"` and
+//! `rename = "Name"`; on a field `offset = N`, `rename = "Name"`, `skip`, `enum = u8`
+//! (a field of a ZAP enum type, or a `Vec` of one) and `json(...)` (the schema
+//! language's field options: `name = "key"`, `quantity`, `block_tags`).
 
 use syn::spanned::Spanned;
 use syn::{Attribute, LitInt, LitStr};
@@ -27,6 +28,8 @@ pub struct FieldAttrs {
     pub skip: Option<proc_macro2::Span>,
     /// `json(...)`: the JSON options, as in a schema.
     pub json: zapc::ir::FieldJson,
+    /// `enum = u8`: the field is a ZAP enum (or a `Vec` of one) of this representation.
+    pub enum_repr: Option<zapc::ir::Scalar>,
     /// Where `quantity` / `block_tags` were written, for type errors.
     pub quantity: Option<proc_macro2::Span>,
     pub block_tags: Option<proc_macro2::Span>,
@@ -122,10 +125,25 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 }
             } else if meta.path.is_ident("json") {
                 meta.parse_nested_meta(|option| json_option(cx, &mut out, option))?;
+            } else if meta.path.is_ident("enum") {
+                let ident: syn::Ident = meta.value()?.parse().map_err(|e| {
+                    syn::Error::new(e.span(), "`enum` takes the enum's representation: `enum = u8`")
+                })?;
+                let repr = zapc::ir::Scalar::from_keyword(&ident.to_string())
+                    .filter(|s| zapc::ir::Enum::REPRS.contains(s))
+                    .ok_or_else(|| {
+                        syn::Error::new(
+                            ident.span(),
+                            "a ZAP enum is a u8, u16 or u32: write `enum = u8`, `enum = u16` or `enum = u32`",
+                        )
+                    })?;
+                if first_time(cx, &out.enum_repr, &meta.path) {
+                    out.enum_repr = Some(repr);
+                }
             } else {
                 let key = path_name(&meta.path);
                 return Err(meta.error(format!(
-                    "unknown zap attribute `{key}` on a field; expected `offset = N`, `rename = \"...\"`, `skip` or `json(...)`"
+                    "unknown zap attribute `{key}` on a field; expected `offset = N`, `rename = \"...\"`, `skip`, `enum = u8|u16|u32` or `json(...)`"
                 )));
             }
             Ok(())
@@ -137,11 +155,11 @@ pub fn field_attrs(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let has_json = !out.json.is_default();
     if let (Some(skip), true) = (
         out.skip,
-        out.offset.is_some() || out.rename.is_some() || has_json,
+        out.offset.is_some() || out.rename.is_some() || has_json || out.enum_repr.is_some(),
     ) {
         cx.push(syn::Error::new(
             skip,
-            "a skipped field is not on the wire: it takes no `offset`, `rename` or `json`",
+            "a skipped field is not on the wire: it takes no `offset`, `rename`, `enum` or `json`",
         ));
     }
     out

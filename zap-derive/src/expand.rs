@@ -19,8 +19,59 @@ use crate::types::map_field;
 
 /// The expansion of `#[derive(Zap)]` for `input`, or every error found, each at its token.
 pub fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    if let Data::Enum(data) = &input.data {
+        return crate::enums::expand(input, data);
+    }
     let Lowered { ir, rust, opts } = lower(input)?;
-    Ok(structs::derive_companions(&ir, &rust, &opts))
+    let checks = enum_checks(input, &rust, &ir, &opts);
+    let companions = structs::derive_companions(&ir, &rust, &opts);
+    Ok(quote::quote! {
+        #companions
+        #checks
+    })
+}
+
+/// For every field declared `#[zap(enum = u8)]`: a check, spanned at the field's type,
+/// that the type is a `ZapEnum` of that representation (one clear error at the field
+/// instead of a missing `Scalar` impl somewhere in the generated code).
+fn enum_checks(
+    input: &DeriveInput,
+    rust: &RustStruct,
+    s: &ir::Struct,
+    opts: &Options,
+) -> TokenStream {
+    let rt = &opts.runtime;
+    let checks: Vec<TokenStream> = rust
+        .fields
+        .iter()
+        .zip(&s.fields)
+        .filter_map(|(r, f)| {
+            let ty = r.enum_ty.as_ref()?;
+            let repr = match &f.ty {
+                ir::Type::Enum { repr, .. } => *repr,
+                ir::Type::List(list) => match &list.elem {
+                    ir::Type::Enum { repr, .. } => *repr,
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let repr = quote::format_ident!("{}", repr.keyword());
+            Some(quote::quote_spanned!(ty.span()=> __zap_is_enum::<#ty, #repr>();))
+        })
+        .collect();
+    if checks.is_empty() {
+        return TokenStream::new();
+    }
+    let _ = input;
+    quote::quote! {
+        const _: () = {
+            fn __zap_is_enum<E: #rt::ZapEnum<Repr = R>, R>() {}
+            #[allow(dead_code)]
+            fn __zap_fields_of_enum_type() {
+                #(#checks)*
+            }
+        };
+    }
 }
 
 /// What the derive knows of its input: the laid-out struct, how Rust spells it (one
@@ -58,7 +109,11 @@ pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
             // Already reported as a generic struct; a second error would only confuse.
             continue;
         }
-        let mapped = match map_field(&field.ty) {
+        let mapped = match fattrs.enum_repr {
+            Some(repr) => crate::types::map_enum_field(&field.ty, repr),
+            None => map_field(&field.ty),
+        };
+        let mapped = match mapped {
             Ok(m) => m,
             Err(e) => {
                 cx.push(e);
@@ -101,6 +156,7 @@ pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
             ident,
             ty: field.ty.clone(),
             struct_ty: mapped.struct_ty,
+            enum_ty: mapped.enum_ty,
         });
         placed.push((field, fattrs.offset.map(|(_, lit)| lit)));
     }
@@ -152,13 +208,8 @@ fn named_fields<'a>(cx: &Ctxt, input: &'a DeriveInput) -> Option<&'a syn::Fields
                 None
             }
         },
-        Data::Enum(e) => {
-            cx.error_at(
-                e.enum_token,
-                "#[derive(Zap)] is for structs with named fields: ZAP has no enums (use an integer field)",
-            );
-            None
-        }
+        // Expanded by `crate::enums` before this is reached.
+        Data::Enum(_) => None,
         Data::Union(u) => {
             cx.error_at(
                 u.union_token,

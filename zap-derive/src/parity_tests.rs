@@ -71,6 +71,7 @@ fn derive_items(input: TokenStream) -> String {
 fn schema_struct_for(name: &str) -> zapc::ir::Struct {
     match name {
         "BalanceRequest" | "BalanceResponse" => schema_struct("eth.zap", name),
+        "Pixel" | "Event" => schema_struct("enums.zap", name),
         _ => schema_struct("kitchen.zap", name),
     }
 }
@@ -185,6 +186,82 @@ fn refusals_are_errors() {
                 A,
             }
         ),
+        // No `Unknown`; `Unknown` of another width; a value with fields; a 64-bit or
+        // signed representation; a number that does not fit; not a literal; generics.
+        quote!(
+            #[repr(u8)]
+            enum E {
+                A,
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E {
+                A,
+                Unknown(u16),
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E {
+                A(u8),
+                Unknown(u8),
+            }
+        ),
+        quote!(
+            #[repr(u64)]
+            enum E {
+                A,
+                Unknown(u64),
+            }
+        ),
+        quote!(
+            #[repr(i8)]
+            enum E {
+                A,
+                Unknown(i8),
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E {
+                A = 256,
+                Unknown(u8),
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E {
+                A = 1 + 1,
+                Unknown(u8),
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E<T> {
+                A,
+                Unknown(u8),
+                X(T),
+            }
+        ),
+        quote!(
+            #[repr(u8)]
+            enum E {
+                Unknown(u8),
+            }
+        ),
+        quote!(
+            struct F {
+                #[zap(enum = u64)]
+                a: Color,
+            }
+        ),
+        quote!(
+            struct F {
+                #[zap(enum = u8)]
+                a: Option<Color>,
+            }
+        ),
         quote!(
             struct T(u32);
         ),
@@ -235,4 +312,113 @@ fn refusals_are_errors() {
         let parsed: syn::DeriveInput = syn::parse2(input.clone()).unwrap();
         assert!(expand(&parsed).is_err(), "{input}");
     }
+}
+
+/// The schema enum `name` of `schemas/enums.zap`.
+fn schema_enum(name: &str) -> zapc::ir::Enum {
+    let path = format!("{}/../schemas/enums.zap", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let schema = zapc::load_str("enums.zap", &text).unwrap();
+    schema.enum_named(name).unwrap().clone()
+}
+
+/// A derived enum expands to the companions zapc generates for the schema enum, token for
+/// token, from the same IR (numbers explicit or counted as Rust counts discriminants).
+#[test]
+fn enum_twins_expand_to_zapc_output() {
+    let twins = [
+        (
+            "Color",
+            quote! {
+                #[repr(u8)]
+                pub enum Color { Red = 0, Green = 1, Blue = 7, Unknown(u8) }
+            },
+        ),
+        (
+            "Level",
+            quote! {
+                #[derive(Clone, Copy)]
+                #[repr(u16)]
+                pub enum Level { Debug = 10, Info = 20, Error = 40000, Unknown(u16) }
+            },
+        ),
+        (
+            "Flag",
+            quote! {
+                #[repr(u32)]
+                pub enum Flag { Unknown(u32), Low, High = 4000000000 }
+            },
+        ),
+        (
+            "mode",
+            quote! {
+                #[repr(u8)]
+                pub enum mode { fast, safe, r#type, Unknown(u8) }
+            },
+        ),
+    ];
+    for (name, input) in twins {
+        let parsed: syn::DeriveInput = syn::parse2(input).unwrap();
+        let syn::Data::Enum(data) = &parsed.data else {
+            unreachable!()
+        };
+        let mut zapc = schema_enum(name);
+        let derived = crate::enums::lower(&parsed, data).unwrap().ir;
+        zapc.doc.clear();
+        zapc.values.iter_mut().for_each(|v| v.doc.clear());
+        assert_eq!(derived, zapc, "{name}");
+        let expected = pretty(zapc::codegen::enums::enum_companions(
+            &zapc,
+            &names::type_ident(name),
+            &Options::default(),
+        ));
+        assert_eq!(pretty(expand(&parsed).unwrap()), expected, "{name}");
+    }
+}
+
+/// A struct with enum fields (`#[zap(enum = ...)]`) has zapc's companions.
+#[test]
+fn enum_field_twins_expand_to_zapc_output() {
+    let pixel = quote! {
+        pub struct Pixel {
+            pub x: u16,
+            pub y: u16,
+            #[zap(enum = u8)]
+            pub color: Color,
+            #[zap(enum = u8)]
+            pub shade: Color,
+        }
+    };
+    assert_eq!(derive_items(pixel), zapc_items("enums.zap", "Pixel"));
+    let event = quote! {
+        pub struct Event {
+            pub id: u64,
+            #[zap(enum = u16)]
+            pub level: Level,
+            #[zap(offset = 16, enum = u32)]
+            pub flags: ::std::vec::Vec<Flag>,
+            pub pixels: ::std::vec::Vec<Pixel>,
+            #[zap(enum = u8)]
+            pub colors: ::std::vec::Vec<Color>,
+            #[zap(enum = u8, json(name = "how"))]
+            pub mode: mode,
+            #[zap(offset = 48)]
+            pub note: ::std::string::String,
+        }
+    };
+    // `Pixels` is strided in the schema; a derive records `Framed` and lets the
+    // element's `ZapStruct::INLINE` decide, so compare everything but that shape.
+    let parsed: syn::DeriveInput = syn::parse2(event).unwrap();
+    let derived = lower(&parsed).unwrap().ir;
+    let zapc = schema_struct("enums.zap", "Event");
+    for (d, z) in derived.fields.iter().zip(&zapc.fields) {
+        assert_eq!(
+            (&d.name, d.offset, d.width, &d.json),
+            (&z.name, z.offset, z.width, &z.json)
+        );
+        if d.name != "Pixels" {
+            assert_eq!(d.ty, z.ty, "{}", d.name);
+        }
+    }
+    assert_eq!(derived.size, zapc.size);
 }

@@ -22,6 +22,8 @@ use zapc::ir::{self, List, ListShape, Scalar};
 pub struct Mapped {
     pub ty: ir::Type,
     pub struct_ty: Option<Type>,
+    /// The enum's Rust type, for a field declared `#[zap(enum = ...)]`.
+    pub enum_ty: Option<Type>,
 }
 
 const SUPPORTED: &str = "supported field types: bool, u8..u64, i8..i64, f32, f64, [u8; N], String, \
@@ -58,6 +60,43 @@ pub fn map_field(ty: &Type) -> syn::Result<Mapped> {
         )),
         _ => Err(not_a_field_type(ty, &name, args)),
     }
+}
+
+/// A field declared `#[zap(enum = repr)]`: an enum type `E` (a path without generic
+/// arguments) or `Vec<E>`, a strided list of it. Whether `E` really is a ZAP enum of that
+/// representation is checked by the compiler (`E: ZapEnum<Repr = repr>`), at this token.
+pub fn map_enum_field(ty: &Type, repr: Scalar) -> syn::Result<Mapped> {
+    let ty = strip(ty);
+    let enum_type = |e: &Type| ir::Type::Enum {
+        name: struct_name(e),
+        repr,
+    };
+    if let Some((name, args)) = last_segment(ty) {
+        if name == "Vec" {
+            if let Some(elem) = single_arg(args).map(strip).and_then(struct_path) {
+                return Ok(Mapped {
+                    ty: list_of(
+                        enum_type(elem),
+                        ListShape::Strided {
+                            width: repr.width(),
+                        },
+                    ),
+                    struct_ty: None,
+                    enum_ty: Some(elem.clone()),
+                });
+            }
+        } else if let Some(e) = struct_path(ty) {
+            return Ok(Mapped {
+                ty: enum_type(e),
+                struct_ty: None,
+                enum_ty: Some(e.clone()),
+            });
+        }
+    }
+    Err(syn::Error::new_spanned(
+        ty,
+        "`#[zap(enum = ...)]` is for a field of a ZAP enum type `E` or a `Vec<E>`",
+    ))
 }
 
 /// `[u8; N]` with a literal N.
@@ -103,6 +142,7 @@ fn pointer(whole: &Type, inner: &Type) -> syn::Result<Mapped> {
         return Ok(Mapped {
             ty: ir::Type::Struct(struct_name(target)),
             struct_ty: Some(target.clone()),
+            enum_ty: None,
         });
     }
     Err(syn::Error::new_spanned(
@@ -126,6 +166,7 @@ fn list(elem: &Type) -> syn::Result<Mapped> {
                 return Ok(Mapped {
                     ty: list_of(ir::Type::Struct(struct_name(target)), ListShape::Pointer),
                     struct_ty: Some(target.clone()),
+                    enum_ty: None,
                 });
             }
             return Err(syn::Error::new_spanned(
@@ -146,6 +187,7 @@ fn list(elem: &Type) -> syn::Result<Mapped> {
         return Ok(Mapped {
             ty: list_of(ir::Type::Struct(struct_name(target)), ListShape::Framed),
             struct_ty: Some(target.clone()),
+            enum_ty: None,
         });
     }
     let mapped = map_field(elem).map_err(|e| {
@@ -154,15 +196,18 @@ fn list(elem: &Type) -> syn::Result<Mapped> {
         err
     })?;
     let shape = match &mapped.ty {
-        ir::Type::Scalar(_) | ir::Type::BytesFixed(_) => ListShape::Strided {
-            width: mapped.ty.slot_width(),
-        },
+        ir::Type::Scalar(_) | ir::Type::Enum { .. } | ir::Type::BytesFixed(_) => {
+            ListShape::Strided {
+                width: mapped.ty.slot_width(),
+            }
+        }
         ir::Type::Text | ir::Type::Bytes => ListShape::Framed,
         ir::Type::Struct(_) | ir::Type::List(_) => ListShape::Framed,
     };
     Ok(Mapped {
         ty: list_of(mapped.ty, shape),
         struct_ty: mapped.struct_ty,
+        enum_ty: mapped.enum_ty,
     })
 }
 
@@ -216,6 +261,7 @@ fn plain(ty: ir::Type) -> Mapped {
     Mapped {
         ty,
         struct_ty: None,
+        enum_ty: None,
     }
 }
 

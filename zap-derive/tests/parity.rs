@@ -287,3 +287,100 @@ fn json_options_match_the_schema() {
     };
     assert_eq!(serde_json::to_value(&response).unwrap()["balance"], "0x400");
 }
+
+/// Derive twins of the enums of `schemas/enums.zap` and a struct using them.
+mod enum_twins {
+    use zap_derive::Zap;
+
+    #[derive(Zap, Clone, Copy, Debug, PartialEq, Eq)]
+    #[repr(u8)]
+    pub enum Color {
+        Red = 0,
+        Green = 1,
+        Blue = 7,
+        Unknown(u8),
+    }
+
+    /// Discriminants counted as Rust counts them: `Low` is 1, after `Unknown`'s 0.
+    #[derive(Zap, Clone, Copy, Debug, PartialEq, Eq)]
+    #[repr(u32)]
+    pub enum Flag {
+        Unknown(u32),
+        Low,
+        High = 4_000_000_000,
+    }
+
+    #[derive(Zap, Clone, Debug, Default, PartialEq)]
+    pub struct Pixel {
+        pub x: u16,
+        pub y: u16,
+        #[zap(enum = u8)]
+        pub color: Color,
+        #[zap(enum = u8)]
+        pub shade: Color,
+    }
+
+    /// Not in the schema: a list of an enum, whose JSON shows names and numbers.
+    #[derive(Zap, Clone, Debug, Default, PartialEq)]
+    pub struct Flags {
+        #[zap(enum = u32)]
+        pub flags: Vec<Flag>,
+        pub note: String,
+    }
+}
+
+#[test]
+fn enum_twins_write_and_read_what_the_schema_code_does() {
+    use zap_runtime::ZapEnum;
+    use zapc_generated_tests::enums;
+
+    let twin = enum_twins::Pixel {
+        x: 3,
+        y: 4,
+        color: enum_twins::Color::Blue,
+        shade: enum_twins::Color::Unknown(9),
+    };
+    let generated = enums::Pixel {
+        x: 3,
+        y: 4,
+        color: enums::Color::Blue,
+        shade: enums::Color::Unknown(9),
+    };
+    let mut b = Builder::new();
+    let bytes = twin.encode(&mut b).unwrap().to_vec();
+    assert_eq!(bytes, generated.to_bytes().unwrap());
+    assert_eq!(enum_twins::Pixel::decode(&bytes).unwrap(), twin);
+    assert_eq!(
+        serde_json::to_value(&twin).unwrap(),
+        serde_json::to_value(&generated).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&twin).unwrap()["shade"],
+        serde_json::json!(9)
+    );
+    assert_eq!(
+        <enum_twins::Color as ZapEnum>::VALUES,
+        <enums::Color as ZapEnum>::VALUES
+    );
+    assert_eq!(
+        <enum_twins::Flag as ZapEnum>::VALUES,
+        <enums::Flag as ZapEnum>::VALUES
+    );
+    assert_eq!(enum_twins::Flag::default(), enum_twins::Flag::Unknown(0));
+    assert_eq!(u8::from(enum_twins::Color::Blue), 7);
+    assert_eq!(enum_twins::Color::from(8u8), enum_twins::Color::Unknown(8));
+
+    let flags = enum_twins::Flags {
+        flags: vec![enum_twins::Flag::High, enum_twins::Flag::Unknown(5)],
+        note: "n".into(),
+    };
+    let json = serde_json::to_string(&flags).unwrap();
+    assert_eq!(json, r#"{"flags":["High",5],"note":"n"}"#);
+    assert_eq!(
+        serde_json::from_str::<enum_twins::Flags>(&json).unwrap(),
+        flags
+    );
+    let bytes = flags.encode(&mut b).unwrap().to_vec();
+    let r = enum_twins::FlagsReader::parse(&bytes).unwrap();
+    assert_eq!(r.flags().collect::<Vec<_>>(), flags.flags);
+}

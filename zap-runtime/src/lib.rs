@@ -13,6 +13,9 @@
 //!   outlive the buffer they came in (a request kept past its call, an answer kept by a
 //!   client). [`Builder::finish_bytes`] freezes a finished message into `Bytes` without a
 //!   copy.
+//! * [`ZapEnum`]: what schema enums (and `#[derive(Zap)]` enums) implement. Every enum is
+//!   a [`Scalar`] of its representation, read and written like an integer, with numbers
+//!   it does not declare kept as `Unknown(n)`; [`json::enum_value`] is its JSON form.
 //! * [`rpc`]: the RPC call envelope (request/response objects, status codes) and
 //!   [`frame`]: the TCP framings, `[len u32][dir u8][envelope]` (RPC transport) and
 //!   [`frame::node`] (node transport: NodeID handshake, then
@@ -42,6 +45,7 @@ pub mod cap;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod copies;
+mod enums;
 mod error;
 pub mod frame;
 #[cfg(any(feature = "server", feature = "client"))]
@@ -69,6 +73,7 @@ mod zap_struct;
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
 /// The shared byte buffer owned messages and frames are made of (from the `bytes` crate).
 pub use bytes::Bytes;
+pub use enums::ZapEnum;
 pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use owned::Owned;
 pub use pool::{BuilderPool, PooledBuilder};

@@ -1,10 +1,11 @@
 //! Fixed-width values that live inline in an object's fixed section or a strided list.
 
-mod sealed {
+pub(crate) mod sealed {
     pub trait Sealed {}
 }
 
-/// A fixed-width little-endian value: the integers, floats and `bool`.
+/// A fixed-width little-endian value: the integers, floats and `bool`, and every
+/// [`ZapEnum`](crate::ZapEnum) (as its representation).
 ///
 /// Reads are unaligned loads (the format puts a `u64` wherever the schema says).
 pub trait Scalar: Copy + Default + PartialEq + core::fmt::Debug + sealed::Sealed {

@@ -60,6 +60,7 @@ pub enum Declaration {
     Alias(AliasDecl),
     Struct(StructDecl),
     Interface(InterfaceDecl),
+    Enum(EnumDecl),
     Const(ConstDecl),
     Import(ImportDecl),
 }
@@ -184,6 +185,25 @@ impl ConstLiteral {
         };
         Some(if negative { -magnitude } else { magnitude })
     }
+}
+
+/// `enum NAME : REPR { Value = N ... }` or the whitespace form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    /// The representation as written (`u8`); the checker allows `u8`, `u16` and `u32`.
+    pub repr: Ident,
+    pub values: Vec<EnumValueDecl>,
+}
+
+/// `Name = N` inside an enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumValueDecl {
+    pub doc: Vec<String>,
+    pub name: Ident,
+    /// The value as written (decimal digits), checked against the representation.
+    pub value: Number,
 }
 
 /// `interface NAME { methods }` or the whitespace form.
@@ -352,6 +372,14 @@ impl SchemaFile {
     pub fn interfaces(&self) -> impl Iterator<Item = &InterfaceDecl> {
         self.declarations.iter().filter_map(|d| match d {
             Declaration::Interface(i) => Some(i),
+            _ => None,
+        })
+    }
+
+    /// Every enum declaration, in order.
+    pub fn enums(&self) -> impl Iterator<Item = &EnumDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Enum(e) => Some(e),
             _ => None,
         })
     }

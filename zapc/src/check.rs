@@ -8,6 +8,7 @@ mod alias_cycles;
 mod bytes_fixed;
 mod consts;
 mod duplicates;
+pub mod enums;
 mod evolution;
 mod imports;
 mod indentation;
@@ -100,6 +101,10 @@ const RULES: &[Rule] = &[
     offsets::struct_too_large,
     offsets::overlapping_slots,
     json::json_options,
+    enums::enum_representation,
+    enums::empty_enums,
+    enums::enum_value_names,
+    enums::enum_value_numbers,
     evolution::ordinals_out_of_range,
     evolution::ordinal_conflicts,
     consts::const_values,

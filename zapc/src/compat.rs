@@ -26,7 +26,7 @@ use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayS
 
 use crate::ast::{SchemaFile, Span};
 use crate::diag::Diagnostics;
-use crate::ir::{Field, Interface, ListShape, Method, Param, Schema, Struct, Type};
+use crate::ir::{Enum, Field, Interface, ListShape, Method, Param, Schema, Struct, Type};
 use crate::{check, lower, parse};
 
 /// What a change does to peers built from the other version.
@@ -96,6 +96,11 @@ pub enum Item {
         interface: String,
         ordinal: u32,
     },
+    Enum(String),
+    EnumValue {
+        enumeration: String,
+        value: String,
+    },
 }
 
 /// One classified change.
@@ -137,6 +142,7 @@ pub fn compare(old: &Schema, new: &Schema) -> Vec<Change> {
             );
         }
     }
+    cx.enums();
     // Structs of imported files, kept under their qualified names (`common.Point`): their
     // changes reach this file's messages. (A removed or renamed one shows up where this
     // file uses it.)
@@ -418,6 +424,14 @@ impl Comparison<'_> {
                 at(),
             );
         }
+        if let Some(message) = enum_json_change(self.old, &old_f.ty, self.new, &new_f.ty) {
+            self.push(
+                Class::JsonBreaking,
+                format!("field `{name}` {message}"),
+                Side::New,
+                at(),
+            );
+        }
         if old_f.doc != new_f.doc {
             self.push(
                 Class::Safe,
@@ -551,6 +565,163 @@ impl Comparison<'_> {
                     _ => None,
                 })
             })
+    }
+
+    /// Enums matched by name; an enum that disappears while one with the same
+    /// representation and values appears is a rename (enum names are not on the wire nor
+    /// in JSON). Fields of an enum type report their own changes.
+    fn enums(&mut self) {
+        let mut renamed = BTreeSet::new();
+        for old_e in &self.old.enums {
+            if let Some(new_e) = self.new.enum_named(&old_e.name) {
+                self.enumeration(old_e, new_e);
+                continue;
+            }
+            let rename = self.new.enums.iter().find(|n| {
+                self.old.enum_named(&n.name).is_none()
+                    && !renamed.contains(&n.name)
+                    && n.repr == old_e.repr
+                    && same_values(old_e, n)
+            });
+            let (class, message, side, item) = match rename {
+                Some(new_e) => {
+                    renamed.insert(new_e.name.clone());
+                    (
+                        Class::Safe,
+                        format!(
+                            "enum `{}` renamed to `{}`: same representation and values, and \
+             enum names are neither on the wire nor in JSON (generated type \
+             names change)",
+                            old_e.name, new_e.name
+                        ),
+                        Side::New,
+                        Item::Enum(new_e.name.clone()),
+                    )
+                }
+                None => (
+                    Class::Safe,
+                    format!(
+                        "enum `{}` removed (the fields that used it report their own changes)",
+                        old_e.name
+                    ),
+                    Side::Old,
+                    Item::Enum(old_e.name.clone()),
+                ),
+            };
+            self.push(class, message, side, item);
+        }
+        for new_e in &self.new.enums {
+            if self.old.enum_named(&new_e.name).is_none() && !renamed.contains(&new_e.name) {
+                self.push(
+                    Class::Safe,
+                    format!("enum `{}` added", new_e.name),
+                    Side::New,
+                    Item::Enum(new_e.name.clone()),
+                );
+            }
+        }
+    }
+
+    fn enumeration(&mut self, old_e: &Enum, new_e: &Enum) {
+        let name = &new_e.name;
+        if old_e.repr != new_e.repr {
+            self.push(
+                Class::WireBreaking,
+                format!(
+                    "enum `{name}` changes from `{}` to `{}`: every field of this type changes \
+             width, and old peers read {} where new ones write {}",
+                    old_e.repr.keyword(),
+                    new_e.repr.keyword(),
+                    bytes(old_e.repr.width()),
+                    bytes(new_e.repr.width())
+                ),
+                Side::New,
+                Item::Enum(name.clone()),
+            );
+        }
+        let value_item = |side_e: &Enum, value: &str| Item::EnumValue {
+            enumeration: side_e.name.clone(),
+            value: value.to_owned(),
+        };
+        for old_v in &old_e.values {
+            if let Some(new_v) = new_e.values.iter().find(|v| v.name == old_v.name) {
+                if new_v.value != old_v.value {
+                    self.push(
+                        Class::WireBreaking,
+                        format!(
+                            "value `{}` of enum `{name}` renumbered from {} to {}: only the \
+             number is on the wire, so old and new peers mean different \
+             values by the same bytes",
+                            old_v.name, old_v.value, new_v.value
+                        ),
+                        Side::New,
+                        value_item(new_e, &new_v.name),
+                    );
+                } else if new_v.doc != old_v.doc {
+                    self.push(
+                        Class::Safe,
+                        format!(
+                            "doc comment of value `{}` of enum `{name}` changed",
+                            old_v.name
+                        ),
+                        Side::New,
+                        value_item(new_e, &new_v.name),
+                    );
+                }
+                continue;
+            }
+            let same_number = new_e
+                .values
+                .iter()
+                .find(|v| v.value == old_v.value && old_e.values.iter().all(|o| o.name != v.name));
+            match same_number {
+                Some(new_v) => self.push(
+                    Class::JsonBreaking,
+                    format!(
+                        "value {} of enum `{name}` renamed from `{}` to `{}`: the same number \
+             on the wire, but value names are the JSON form, so JSON clients \
+             send and expect the other name",
+                        old_v.value, old_v.name, new_v.name
+                    ),
+                    Side::New,
+                    value_item(new_e, &new_v.name),
+                ),
+                None => self.push(
+                    Class::WireBreaking,
+                    format!(
+                        "value `{}` (= {}) of enum `{name}` removed: old writers still send {}, \
+             which new readers only see as `Unknown({})`",
+                        old_v.name, old_v.value, old_v.value, old_v.value
+                    ),
+                    Side::Old,
+                    value_item(old_e, &old_v.name),
+                ),
+            }
+        }
+        for new_v in &new_e.values {
+            let known_name = old_e.values.iter().any(|v| v.name == new_v.name);
+            let known_number = old_e.values.iter().any(|v| v.value == new_v.value);
+            if !known_name && !known_number {
+                self.push(
+                    Class::Safe,
+                    format!(
+                        "value `{}` (= {}) added to enum `{name}`: old readers keep it as \
+             `Unknown({})` and write it back unchanged (their JSON shows the number)",
+                        new_v.name, new_v.value, new_v.value
+                    ),
+                    Side::New,
+                    value_item(new_e, &new_v.name),
+                );
+            }
+        }
+        if old_e.doc != new_e.doc {
+            self.push(
+                Class::Safe,
+                format!("doc comment of enum `{name}` changed"),
+                Side::New,
+                Item::Enum(name.clone()),
+            );
+        }
     }
 
     fn interfaces(&mut self) {
@@ -861,6 +1032,9 @@ fn type_change(old: &Schema, old_ty: &Type, new: &Schema, new_ty: &Type) -> Opti
         return None;
     }
     let (o, n) = (old_ty.schema_syntax(), new_ty.schema_syntax());
+    if let Some(message) = enum_width_change(old_ty, new_ty) {
+        return Some(message);
+    }
     if let (Type::List(ol), Type::List(nl)) = (old_ty, new_ty) {
         if ol.elem == nl.elem {
             let shape = |s: &ListShape| match s {
@@ -895,6 +1069,88 @@ fn type_change(old: &Schema, old_ty: &Type, new: &Schema, new_ty: &Type) -> Opti
     }
 }
 
+/// A field (or list) of an enum whose representation changed, as [`type_change`] says it.
+fn enum_width_change(old_ty: &Type, new_ty: &Type) -> Option<String> {
+    match (old_ty, new_ty) {
+        (Type::Enum { name: a, repr: x }, Type::Enum { name: b, repr: y }) if a == b && x != y => {
+            Some(format!(
+                "is resized with enum `{a}` from `{}` to `{}`: old peers read {} where new \
+                 ones write {}",
+                x.keyword(),
+                y.keyword(),
+                bytes(x.width()),
+                bytes(y.width())
+            ))
+        }
+        (Type::List(a), Type::List(b)) => enum_width_change(&a.elem, &b.elem).map(|_| {
+            format!(
+                "(`{}`): its elements are resized with their enum, so old peers misread every \
+                 element after the first",
+                new_ty.schema_syntax()
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// "1 byte", "2 bytes".
+fn bytes(n: u32) -> String {
+    if n == 1 {
+        "1 byte".to_owned()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+/// How the JSON of a field changes when its type changes between an enum and an integer of
+/// the same width, or between two enums (same bytes on the wire, reported by
+/// [`type_change`] otherwise), as the end of a sentence starting with the field.
+fn enum_json_change(old: &Schema, old_ty: &Type, new: &Schema, new_ty: &Type) -> Option<String> {
+    if !same_wire_type(old, old_ty, new, new_ty) {
+        return None;
+    }
+    let (o, n) = (old_ty.schema_syntax(), new_ty.schema_syntax());
+    match (old_ty, new_ty) {
+        (Type::List(a), Type::List(b)) => enum_json_change(old, &a.elem, new, &b.elem).map(|_| {
+            format!(
+                "changes from `{o}` to `{n}`: the same bytes, but the JSON of its elements \
+                 changes between value names and numbers"
+            )
+        }),
+        (Type::Enum { .. }, Type::Scalar(_)) => Some(format!(
+            "changes from `{o}` to `{n}`: the same bytes, but its JSON is now the number \
+             instead of the value's name"
+        )),
+        (Type::Scalar(_), Type::Enum { .. }) => Some(format!(
+            "changes from `{o}` to `{n}`: the same bytes, but its JSON is now the value's name \
+             instead of the number"
+        )),
+        (Type::Enum { name: a, .. }, Type::Enum { name: b, .. }) if a != b => {
+            let values = |schema: &Schema, name: &str| schema.enum_named(name).map(value_set);
+            (values(old, a) != values(new, b)).then(|| {
+                format!(
+                    "changes from enum `{o}` to enum `{n}`, whose values differ: the same \
+             bytes, but JSON clients see other names"
+                )
+            })
+        }
+        _ => None,
+    }
+}
+
+/// True when two enums declare the same names with the same numbers.
+fn same_values(a: &Enum, b: &Enum) -> bool {
+    value_set(a) == value_set(b)
+}
+
+/// The `(name, number)` pairs of an enum, sorted.
+fn value_set(e: &Enum) -> Vec<(String, u32)> {
+    let mut values: Vec<(String, u32)> =
+        e.values.iter().map(|v| (v.name.clone(), v.value)).collect();
+    values.sort_unstable();
+    values
+}
+
 /// True when a value of `old_ty` (in `old`) and one of `new_ty` (in `new`) are written and
 /// read identically. Struct names are not on the wire: a struct renamed with the same layout
 /// is the same type. A struct kept under its name is compared by name here; its own changes
@@ -919,6 +1175,11 @@ fn same_type(
             };
             shapes && same_type(old, &a.elem, new, &b.elem, seen)
         }
+        // An enum is its representation on the wire: enum names and value names are not
+        // there (value changes are reported on the enum, JSON differences on the field).
+        (Type::Enum { repr: a, .. }, Type::Enum { repr: b, .. })
+        | (Type::Enum { repr: a, .. }, Type::Scalar(b))
+        | (Type::Scalar(a), Type::Enum { repr: b, .. }) => a == b,
         (a, b) => a == b,
     }
 }
@@ -1008,6 +1269,7 @@ impl Version {
                 package,
                 structs: Vec::new(),
                 interfaces: Vec::new(),
+                enums: Vec::new(),
                 consts: Vec::new(),
                 imports: Vec::new(),
             },
@@ -1037,6 +1299,15 @@ impl Version {
                 .find(|i| i.name.text == *interface)
                 .and_then(|i| i.methods.iter().find(|m| m.name.text == *method))
                 .map(|m| m.name.span.clone()),
+            Item::Enum(name) => file
+                .enums()
+                .find(|e| e.name.text == *name)
+                .map(|e| e.name.span.clone()),
+            Item::EnumValue { enumeration, value } => file
+                .enums()
+                .find(|e| e.name.text == *enumeration)
+                .and_then(|e| e.values.iter().find(|v| v.name.text == *value))
+                .map(|v| v.name.span.clone()),
             Item::Const(name) => file
                 .consts()
                 .find(|c| c.name.text == *name)

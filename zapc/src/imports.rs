@@ -308,6 +308,7 @@ fn qualify_file(file: &SchemaFile, package: &str) -> SchemaFile {
         .map(|s| s.name.text.clone())
         .chain(file.aliases().map(|a| a.name.text.clone()))
         .chain(file.interfaces().map(|i| i.name.text.clone()))
+        .chain(file.enums().map(|e| e.name.text.clone()))
         .collect();
     let qualify = |name: &mut String| {
         if local.contains(name.as_str()) {
@@ -327,6 +328,7 @@ fn qualify_file(file: &SchemaFile, package: &str) -> SchemaFile {
                 qualify(&mut a.name.text);
                 qualify_type(&mut a.target, &qualify);
             }
+            Declaration::Enum(e) => qualify(&mut e.name.text),
             Declaration::Interface(i) => {
                 qualify(&mut i.name.text);
                 for m in &mut i.methods {
@@ -357,13 +359,16 @@ fn qualify_schema(schema: &ir::Schema, package: &str) -> ir::Schema {
             *name = format!("{package}.{name}");
         }
     };
+    for e in &mut schema.enums {
+        qualify(&mut e.name);
+    }
     for s in &mut schema.structs {
         qualify(&mut s.name);
         for field in &mut s.fields {
             match &mut field.ty {
-                ir::Type::Struct(name) => qualify(name),
+                ir::Type::Struct(name) | ir::Type::Enum { name, .. } => qualify(name),
                 ir::Type::List(list) => {
-                    if let ir::Type::Struct(name) = &mut list.elem {
+                    if let ir::Type::Struct(name) | ir::Type::Enum { name, .. } = &mut list.elem {
                         qualify(name);
                     }
                 }

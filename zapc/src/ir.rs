@@ -19,6 +19,8 @@ pub struct Schema {
     pub structs: Vec<Struct>,
     /// Interfaces in declaration order.
     pub interfaces: Vec<Interface>,
+    /// Enums in declaration order.
+    pub enums: Vec<Enum>,
     /// Constants (`const NAME: Type = value`) in declaration order; never on the wire.
     pub consts: Vec<Const>,
     /// Every file this one imports, directly or through another import, checked and laid
@@ -42,12 +44,72 @@ impl Schema {
         self.structs.iter().find(|s| s.name == name)
     }
 
+    /// Look an enum up by its schema name: an enum of this file (`Color`) or, by its
+    /// qualified name, of an imported one (`common.Color`).
+    pub fn enum_named(&self, name: &str) -> Option<&Enum> {
+        if name.contains('.') {
+            return self
+                .imports
+                .iter()
+                .flat_map(|i| &i.enums)
+                .find(|e| e.name == name);
+        }
+        self.enums.iter().find(|e| e.name == name)
+    }
+
+    /// This file's enums, then those of every imported file (qualified names).
+    pub fn all_enums(&self) -> impl Iterator<Item = &Enum> {
+        self.enums
+            .iter()
+            .chain(self.imports.iter().flat_map(|i| &i.enums))
+    }
+
     /// This file's structs, then those of every imported file (qualified names).
     pub fn all_structs(&self) -> impl Iterator<Item = &Struct> {
         self.structs
             .iter()
             .chain(self.imports.iter().flat_map(|i| &i.structs))
     }
+}
+
+/// `enum Name : u8 { A = 0 ... }`: named values of an unsigned integer. A field of enum
+/// type is that integer on the wire; values a reader does not know are kept as numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enum {
+    /// Schema name as written (`Color`).
+    pub name: String,
+    pub doc: Vec<String>,
+    /// The integer on the wire: [`Scalar::U8`], [`Scalar::U16`] or [`Scalar::U32`].
+    pub repr: Scalar,
+    /// Values in declaration order; names and numbers are unique, never empty.
+    pub values: Vec<EnumValue>,
+}
+
+impl Enum {
+    /// The representations an enum may have.
+    pub const REPRS: [Scalar; 3] = [Scalar::U8, Scalar::U16, Scalar::U32];
+
+    /// The name of the value `raw`, if declared.
+    pub fn name_of(&self, raw: u64) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|v| u64::from(v.value) == raw)
+            .map(|v| v.name.as_str())
+    }
+
+    /// The number of the value named `name`, if declared.
+    pub fn value_named(&self, name: &str) -> Option<u32> {
+        self.values.iter().find(|v| v.name == name).map(|v| v.value)
+    }
+}
+
+/// One named value of an enum.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EnumValue {
+    /// Name as written (`Red`): the Rust variant and the JSON form.
+    pub name: String,
+    pub doc: Vec<String>,
+    pub value: u32,
 }
 
 /// The package and the name of a qualified type name (`common.Kind`), if it is one.
@@ -211,6 +273,11 @@ pub enum Type {
     BytesFixed(u32),
     /// A struct by name: a 4-byte signed pointer slot to a child object.
     Struct(String),
+    /// An enum by name, stored inline as its representation (`repr`).
+    Enum {
+        name: String,
+        repr: Scalar,
+    },
     /// `list<T>` or `list<ptr<T>>`: an 8-byte slot.
     List(Box<List>),
 }
@@ -219,7 +286,7 @@ impl Type {
     /// Width of the slot this type occupies in an object's fixed section.
     pub fn slot_width(&self) -> u32 {
         match self {
-            Type::Scalar(s) => s.width(),
+            Type::Scalar(s) | Type::Enum { repr: s, .. } => s.width(),
             Type::Text | Type::Bytes | Type::List(_) => 8,
             Type::BytesFixed(n) => *n,
             Type::Struct(_) => 4,
@@ -234,7 +301,7 @@ impl Type {
             Type::Text => "text".to_owned(),
             Type::Bytes => "bytes".to_owned(),
             Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
-            Type::Struct(name) => name.clone(),
+            Type::Struct(name) | Type::Enum { name, .. } => name.clone(),
             Type::List(list) => match list.shape {
                 ListShape::Pointer => format!("list<ptr<{}>>", list.elem.schema_syntax()),
                 _ => format!("list<{}>", list.elem.schema_syntax()),
@@ -242,9 +309,13 @@ impl Type {
         }
     }
 
-    /// True for types that live entirely inside the fixed section (scalars, `bytes_fixed`).
+    /// True for types that live entirely inside the fixed section (scalars, enums,
+    /// `bytes_fixed`).
     pub fn is_inline(&self) -> bool {
-        matches!(self, Type::Scalar(_) | Type::BytesFixed(_))
+        matches!(
+            self,
+            Type::Scalar(_) | Type::Enum { .. } | Type::BytesFixed(_)
+        )
     }
 }
 

@@ -37,11 +37,18 @@ pub fn slot_width<'a>(symbols: &Symbols<'a>, ty: &'a TypeExpr) -> Option<u64> {
     let width = match symbols.resolve(ty)? {
         Resolved::Builtin(builtin) => builtin.to_ir().slot_width(),
         Resolved::Struct(_) => 4,
+        Resolved::Enum(decl) => enum_repr(decl)?.width(),
         Resolved::List(_) => 8,
         Resolved::BytesFixed(n) => n.as_u32()?,
         Resolved::Ptr(_) => return None,
     };
     Some(u64::from(width))
+}
+
+/// The representation of an enum, if it is one of [`ir::Enum::REPRS`] (else reported by
+/// the enum rules).
+pub fn enum_repr(decl: &crate::ast::EnumDecl) -> Option<ir::Scalar> {
+    ir::Scalar::from_keyword(&decl.repr.text).filter(|s| ir::Enum::REPRS.contains(s))
 }
 
 /// Place every field of a struct, in declaration order. `None` when some field's width is

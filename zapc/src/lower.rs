@@ -6,11 +6,11 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{ConstDecl, InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
+use crate::ast::{ConstDecl, EnumDecl, InterfaceDecl, MethodDecl, ParamDecl, StructDecl, TypeExpr};
 use crate::check::{const_type, field_json, method_json, method_ordinal, Context};
 use crate::diag::Diagnostic;
 use crate::ir;
-use crate::layout::{object_size, struct_from_slots, FieldSpec, Slot};
+use crate::layout::{enum_repr, object_size, struct_from_slots, FieldSpec, Slot};
 use crate::resolve::{Resolved, Symbols};
 
 /// Build the IR of a checked file.
@@ -34,11 +34,37 @@ pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnost
             .interfaces()
             .map(|i| lowering.interface(i))
             .collect::<Result<_, _>>()?,
+        enums: file.enums().map(enumeration).collect::<Result<_, _>>()?,
         consts: file
             .consts()
             .map(|c| lowering.constant(c))
             .collect::<Result<_, _>>()?,
         imports: Vec::new(),
+    })
+}
+
+/// An enum the checks accepted: a known representation, values that fit it.
+fn enumeration(decl: &EnumDecl) -> Result<ir::Enum, Diagnostic> {
+    let repr = enum_repr(decl).ok_or_else(|| unchecked(&decl.repr.span, "enum representation"))?;
+    let values = decl
+        .values
+        .iter()
+        .map(|v| {
+            Ok(ir::EnumValue {
+                name: v.name.text.clone(),
+                doc: v.doc.clone(),
+                value: v
+                    .value
+                    .as_u32()
+                    .ok_or_else(|| unchecked(&v.value.span, "enum value"))?,
+            })
+        })
+        .collect::<Result<_, Diagnostic>>()?;
+    Ok(ir::Enum {
+        name: decl.name.text.clone(),
+        doc: decl.doc.clone(),
+        repr,
+        values,
     })
 }
 
@@ -59,6 +85,7 @@ impl StructShapes {
                     cx.symbols.resolve(&f.ty),
                     Some(Resolved::Builtin(crate::resolve::BuiltinType::Scalar(_)))
                         | Some(Resolved::BytesFixed(_))
+                        | Some(Resolved::Enum(_))
                 )
             });
             let shape = ir::ListShape::of_struct(all_inline, size);
@@ -173,6 +200,10 @@ impl<'a> Lowering<'_, 'a> {
         match resolved {
             Resolved::Builtin(builtin) => Ok(builtin.to_ir()),
             Resolved::Struct(decl) => Ok(ir::Type::Struct(decl.name.text.clone())),
+            Resolved::Enum(decl) => Ok(ir::Type::Enum {
+                name: decl.name.text.clone(),
+                repr: enum_repr(decl).ok_or_else(|| unchecked(&ty.span, "enum representation"))?,
+            }),
             Resolved::BytesFixed(n) => n
                 .as_u32()
                 .map(ir::Type::BytesFixed)
@@ -200,9 +231,11 @@ impl<'a> Lowering<'_, 'a> {
             _ => self.field_type(elem)?,
         };
         let shape = match &elem_type {
-            ir::Type::Scalar(_) | ir::Type::BytesFixed(_) => ir::ListShape::Strided {
-                width: elem_type.slot_width(),
-            },
+            ir::Type::Scalar(_) | ir::Type::Enum { .. } | ir::Type::BytesFixed(_) => {
+                ir::ListShape::Strided {
+                    width: elem_type.slot_width(),
+                }
+            }
             ir::Type::Text | ir::Type::Bytes | ir::Type::List(_) => ir::ListShape::Framed,
             ir::Type::Struct(name) => self
                 .shapes

@@ -5,7 +5,8 @@
 //! mapping reads them (one per request field, by name or by position as the method's
 //! JSON options say); its result as the mapping writes it (the response struct, or the
 //! one field a method unwraps); and under `components.schemas` a JSON Schema (draft 7)
-//! of every struct. Doc comments become descriptions.
+//! of every struct and enum (an enum: one of its names, or the number of a value the
+//! schema does not declare). Doc comments become descriptions.
 //!
 //! The document is built as text by a small JSON writer of its own: the library is
 //! a build dependency of every generated crate and of `zap-derive`, and stays free of
@@ -64,6 +65,7 @@ fn build(schema: &ir::Schema) -> Json {
     let components = schema
         .all_structs()
         .map(|s| (s.name.clone(), struct_schema(s)))
+        .chain(schema.all_enums().map(|e| (e.name.clone(), enum_schema(e))))
         .collect();
     Json::obj()
         .with("openrpc", OPENRPC_VERSION)
@@ -119,8 +121,7 @@ fn method(schema: &ir::Schema, interface: &ir::Interface, m: &ir::Method) -> Jso
     };
     let out = out.with("result", result);
     if m.deprecated {
-        // The Method Object's `deprecated` boolean (a JSON literal, written as is).
-        out.with("deprecated", Json::Num("true".to_owned()))
+        out.with("deprecated", json_true())
     } else {
         out
     }
@@ -148,6 +149,9 @@ fn struct_schema(s: &ir::Struct) -> Json {
             if !f.doc.is_empty() {
                 schema = schema.with("description", description(&f.doc));
             }
+            if f.deprecated {
+                schema = schema.with("deprecated", json_true());
+            }
             (f.json_key(), schema)
         })
         .collect();
@@ -155,8 +159,40 @@ fn struct_schema(s: &ir::Struct) -> Json {
     if !s.doc.is_empty() {
         out = out.with("description", description(&s.doc));
     }
+    if s.deprecated {
+        out = out.with("deprecated", json_true());
+    }
     out.with("type", "object")
         .with("properties", Json::Obj(properties))
+}
+
+/// `true`, for the `deprecated` annotations (OpenRPC's Method Object, JSON Schema's
+/// meta-data keyword): a JSON literal, written as is.
+fn json_true() -> Json {
+    Json::Num("true".to_owned())
+}
+
+/// An enum: one of its names, or (for a value added by a newer schema, which the JSON
+/// mapping writes as its number) an integer of its representation.
+fn enum_schema(e: &ir::Enum) -> Json {
+    let names = Json::obj().with("type", "string").with(
+        "enum",
+        Json::Arr(
+            e.values
+                .iter()
+                .map(|v| Json::from(v.name.as_str()))
+                .collect(),
+        ),
+    );
+    let number = scalar_schema(e.repr).with(
+        "description",
+        "a value this version of the schema does not declare",
+    );
+    let mut out = Json::obj().with("title", e.name.clone());
+    if !e.doc.is_empty() {
+        out = out.with("description", description(&e.doc));
+    }
+    out.with("oneOf", Json::Arr(vec![names, number]))
 }
 
 fn field_schema(field: &ir::Field) -> Json {
@@ -173,6 +209,7 @@ fn type_schema(ty: &Type, options: &FieldJson) -> Json {
             &format!("{n} bytes as 0x-hex"),
         ),
         Type::Struct(name) => nullable(reference(name)),
+        Type::Enum { name, .. } => reference(name),
         Type::List(list) => {
             let items = match (&list.elem, list.shape) {
                 (Type::Struct(name), ListShape::Pointer) => nullable(reference(name)),

@@ -5,7 +5,7 @@
 //!
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
 //!   `package NAME`, `type NAME = TYPE`, `const NAME: TYPE = VALUE`, `struct NAME BLOCK`,
-//!   `interface NAME BLOCK`.
+//!   `interface NAME BLOCK`, `enum NAME : REPR BLOCK` (a BLOCK of `Value = N` items).
 //! - `import "PATH"` (top level), and type names qualified by the package of an imported
 //!   file, `common.Kind` (resolved by `crate::imports`).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
@@ -41,9 +41,9 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use crate::ast::{
-    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, FieldDecl, Ident, ImportDecl,
-    Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue,
-    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+    AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, EnumDecl, EnumValueDecl, FieldDecl,
+    Ident, ImportDecl, Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number,
+    OptionValue, PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -125,6 +125,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
                 Rule::import_decl => Declaration::Import(import(&pair)?),
+                Rule::enum_decl => Declaration::Enum(self.enumeration(pair)?),
                 Rule::const_decl => Declaration::Const(self.constant(pair)?),
                 _ => continue,
             };
@@ -183,6 +184,7 @@ impl<'s> TreeBuilder<'s> {
     }
 
     fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
+        misplaced(&pair, "a field", "`Name Type @Offset deprecated json(...)`")?;
         let offset = match find_child(&pair, Rule::offset) {
             Some(offset) => Some(number(&child(&offset, Rule::offset_number)?)),
             None => None,
@@ -220,6 +222,11 @@ impl<'s> TreeBuilder<'s> {
     }
 
     fn method(&self, pair: Pair<'_, Rule>) -> Built<MethodDecl> {
+        misplaced(
+            &pair,
+            "a method",
+            "`name @N (params) returns (result) requires BITS deprecated json(...)`",
+        )?;
         let results = match find_child(&pair, Rule::method_result) {
             Some(result) => method_results(result)?,
             None => Vec::new(),
@@ -250,6 +257,30 @@ impl<'s> TreeBuilder<'s> {
         })
     }
 
+    fn enumeration(&mut self, pair: Pair<'_, Rule>) -> Built<EnumDecl> {
+        let doc = doc_above(self.source, pair.as_span().start());
+        let name = ident(&child(&pair, Rule::enum_name)?);
+        let repr = ident(&child(&pair, Rule::enum_repr)?);
+        let mut values = Vec::new();
+        for part in pair.into_inner() {
+            match part.as_rule() {
+                Rule::enum_value => values.push(EnumValueDecl {
+                    doc: doc_above(self.source, part.as_span().start()),
+                    name: ident(&child(&part, Rule::value_name)?),
+                    value: number(&child(&part, Rule::value_number)?),
+                }),
+                Rule::indented_line => self.note_indentation(&part),
+                _ => {}
+            }
+        }
+        Ok(EnumDecl {
+            doc,
+            name,
+            repr,
+            values,
+        })
+    }
+
     fn note_indentation(&mut self, line: &Pair<'_, Rule>) {
         if let Some(indent) = find_child(line, Rule::indentation) {
             self.block_indents.push(Indentation {
@@ -267,6 +298,20 @@ fn import(pair: &Pair<'_, Rule>) -> Built<ImportDecl> {
         path: quoted[1..quoted.len() - 1].to_owned(),
         span: span_of(&path),
     })
+}
+
+/// The error for a trailing part written after one that must follow it.
+fn misplaced(item: &Pair<'_, Rule>, what: &str, order: &str) -> Built<()> {
+    let Some(part) = find_child(item, Rule::misplaced_part) else {
+        return Ok(());
+    };
+    let text = part.as_str().trim();
+    Err(Diagnostic::error(
+        format!("`{text}` is out of place in {what}"),
+        span_of(&part),
+        "must come earlier",
+    )
+    .with_hint(format!("the parts of {what} go in this order: {order}")))
 }
 
 /// The `@N` of a method or of `reserved @N` (the digits).

@@ -2,15 +2,18 @@
 
 use std::collections::HashMap;
 
-use crate::ast::{AliasDecl, InterfaceDecl, Number, SchemaFile, StructDecl, TypeExpr, TypeKind};
+use crate::ast::{
+    AliasDecl, EnumDecl, InterfaceDecl, Number, SchemaFile, StructDecl, TypeExpr, TypeKind,
+};
 use crate::ir::{Scalar, Type};
 
-/// A declared name. Structs, aliases and interfaces share one namespace.
+/// A declared name. Structs, aliases, interfaces and enums share one namespace.
 #[derive(Debug, Clone, Copy)]
 pub enum Symbol<'a> {
     Struct(&'a StructDecl),
     Alias(&'a AliasDecl),
     Interface(&'a InterfaceDecl),
+    Enum(&'a EnumDecl),
 }
 
 /// What a type expression denotes after following aliases (one level of structure: the
@@ -20,6 +23,7 @@ pub enum Resolved<'a> {
     /// A built-in scalar, `text` or `bytes`.
     Builtin(BuiltinType),
     Struct(&'a StructDecl),
+    Enum(&'a EnumDecl),
     BytesFixed(&'a Number),
     List(&'a TypeExpr),
     Ptr(&'a TypeExpr),
@@ -61,7 +65,7 @@ pub struct Symbols<'a> {
 }
 
 impl<'a> Symbols<'a> {
-    /// Index every struct, alias and interface of `file`.
+    /// Index every struct, alias, interface and enum of `file`.
     pub fn collect(file: &'a SchemaFile) -> Self {
         let mut by_name = HashMap::new();
         let declared = file
@@ -74,6 +78,10 @@ impl<'a> Symbols<'a> {
             .chain(
                 file.interfaces()
                     .map(|i| (i.name.text.as_str(), Symbol::Interface(i))),
+            )
+            .chain(
+                file.enums()
+                    .map(|e| (e.name.text.as_str(), Symbol::Enum(e))),
             );
         for (name, symbol) in declared {
             by_name.entry(name).or_insert(symbol);
@@ -120,6 +128,7 @@ impl<'a> Symbols<'a> {
             }
             match self.get(&name.text)? {
                 Symbol::Struct(decl) => return Some(Resolved::Struct(decl)),
+                Symbol::Enum(decl) => return Some(Resolved::Enum(decl)),
                 Symbol::Alias(alias) => current = &alias.target,
                 Symbol::Interface(_) => return None,
             }

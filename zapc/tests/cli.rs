@@ -133,6 +133,36 @@ interface Eth
 }
 
 #[test]
+fn layout_and_check_show_enums() {
+    let output = zapc(&["layout", "schemas/enums_indent.zap"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let expected = "\
+package enums_indent
+
+struct Message: size 18, list framed
+  field     type           offset  width
+  Priority  Priority            0      2
+  Channels  list<Channel>       2      8
+  Body      text               10      8
+
+enum Priority: u16 (2 bytes)
+      0  Low
+    500  High
+  65535  Urgent
+
+enum Channel: u8 (1 byte)
+  1  Mail
+  2  Phone
+";
+    assert_eq!(stdout(&output), expected);
+    let output = zapc(&["check", "schemas/enums.zap"]);
+    assert_eq!(
+        stdout(&output),
+        "ok: schemas/enums.zap (5 structs, 1 interface, 4 enums)\n"
+    );
+}
+
+#[test]
 fn layout_writes_list_types_in_schema_syntax() {
     let output = zapc(&["layout", "schemas/lists.zap"]);
     assert_eq!(output.status.code(), Some(0));

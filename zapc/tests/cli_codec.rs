@@ -40,10 +40,11 @@ fn zapc(args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, String) {
     )
 }
 
-/// A type in schema syntax, for the Python peer.
+/// A type in schema syntax, for the Python peer (which has no enums: an enum is its
+/// representation).
 fn type_name(ty: &Type) -> String {
     match ty {
-        Type::Scalar(s) => s.keyword().to_string(),
+        Type::Scalar(s) | Type::Enum { repr: s, .. } => s.keyword().to_string(),
         Type::Text => "text".into(),
         Type::Bytes => "bytes".into(),
         Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
@@ -131,12 +132,45 @@ fn seed() -> u64 {
     seed
 }
 
+/// `value` of struct `ty` with every enum value, at any depth (child objects, lists of
+/// structs), replaced by its number: what the Python runtime, which has no enums, sees.
+fn numbers_deep(schema: &Schema, ty: &str, value: &Value) -> Value {
+    let Some(fields) = value.as_object() else {
+        return value.clone();
+    };
+    let structure = schema.struct_named(ty).unwrap();
+    let one = |t: &Type, v: &Value| match (t, v) {
+        (Type::Enum { name, .. }, Value::String(n)) => {
+            json!(schema.enum_named(name).unwrap().value_named(n).unwrap())
+        }
+        (Type::Struct(name), v) => numbers_deep(schema, name, v),
+        (_, v) => v.clone(),
+    };
+    let mut out = fields.clone();
+    for f in &structure.fields {
+        if let Some(v) = out.get_mut(&f.json_key()) {
+            *v = match (&f.ty, &*v) {
+                (Type::List(list), Value::Array(items)) => {
+                    Value::Array(items.iter().map(|i| one(&list.elem, i)).collect())
+                }
+                (t, v) => one(t, v),
+            };
+        }
+    }
+    Value::Object(out)
+}
+
 /// `values` of type `ty` of `schema_file`, both directions: zapc encode -> Python reads,
-/// Python builds -> zapc decode; each side must get back exactly the values.
+/// Python builds -> zapc decode; each side must get back exactly the values (enums as
+/// their numbers on the Python side).
 fn both_ways_with_python(schema_file: &str, ty: &str, values: &[Value]) {
     let py = python::zap_proto();
     let peer = root().join("zapc/tests/interop/kitchen_peer.py");
     let schema = zapc::load_file(&root().join(schema_file)).unwrap();
+    let numbers: Vec<Value> = values
+        .iter()
+        .map(|v| numbers_deep(&schema, ty, v))
+        .collect();
     // Rust (zapc encode) builds, Python reads.
     let hexes: Vec<String> = values
         .iter()
@@ -153,12 +187,12 @@ fn both_ways_with_python(schema_file: &str, ty: &str, values: &[Value]) {
     let read: Vec<Value> =
         serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
     assert_eq!(read.len(), values.len());
-    for (got, want) in read.iter().zip(values) {
+    for (got, want) in read.iter().zip(&numbers) {
         assert_eq!(got, want, "{ty}: Python read of zapc's encoding");
     }
 
     // Python builds, Rust (zapc decode) reads.
-    let request = json!({"mode": "build", "layout": layout(&schema, ty), "messages": values});
+    let request = json!({"mode": "build", "layout": layout(&schema, ty), "messages": numbers});
     let built: Vec<String> =
         serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
     assert_eq!(built.len(), values.len());
@@ -193,12 +227,20 @@ fn note(rng: &mut StdRng) -> Value {
     } else {
         Value::Null
     };
-    json!({"text": text(rng), "at": at, "digest": hex(rng, 32)})
+    // An imported enum: mostly declared names, sometimes an undeclared number.
+    let level = match rng.gen_range(0..4) {
+        0 => json!("Info"),
+        1 => json!("Warning"),
+        2 => json!("Error"),
+        _ => json!(rng.gen_range(3..=255u8)),
+    };
+    json!({"text": text(rng), "at": at, "digest": hex(rng, 32), "level": level})
 }
 
 /// A schema with an import (schemas/imports.zap imports schemas/common.zap): its messages
-/// hold imported structs behind a pointer, in a framed list and in a strided list, and
-/// the Python runtime reads and writes them like any other.
+/// hold imported structs behind a pointer, in a framed list and in a strided list, and an
+/// imported enum (also inside the imported structs), and the Python runtime reads and
+/// writes them like any other.
 #[test]
 fn a_schema_with_an_import_round_trips_with_the_python_runtime() {
     let mut rng = StdRng::seed_from_u64(seed());
@@ -213,9 +255,11 @@ fn a_schema_with_an_import_round_trips_with_the_python_runtime() {
             } else {
                 Value::Null
             };
+            let worst = ["Info", "Warning", "Error"][rng.gen_range(0..3)];
             json!({
                 "id": rng.gen::<u64>(), "where": place, "notes": notes,
                 "corners": corners, "digest": hex(&mut rng, 32),
+                "worst": worst,
             })
         })
         .collect();
@@ -433,4 +477,127 @@ fn decode_of_a_cycle_or_fan_out_is_bounded() {
         objects <= 2 * wire_len + 64 + 1,
         "{objects} objects from {wire_len} bytes"
     );
+}
+
+/// `value` (the JSON mapping of a struct of `schema`) with every enum value replaced by
+/// its number: what the Python runtime, which has no enums, reads and writes.
+fn enum_numbers(schema: &Schema, ty: &str, value: &Value) -> Value {
+    let structure = schema.struct_named(ty).unwrap();
+    let number = |enum_name: &str, v: &Value| match v {
+        Value::String(name) => json!(schema
+            .enum_named(enum_name)
+            .unwrap()
+            .value_named(name)
+            .unwrap()),
+        other => other.clone(),
+    };
+    let mut out = value.as_object().unwrap().clone();
+    for f in &structure.fields {
+        let Some(v) = out.get_mut(&f.json_key()) else {
+            continue;
+        };
+        match &f.ty {
+            Type::Enum { name, .. } => *v = number(name, v),
+            Type::List(list) => {
+                if let (Type::Enum { name, .. }, Value::Array(items)) = (&list.elem, &mut *v) {
+                    items.iter_mut().for_each(|item| *item = number(name, item));
+                }
+            }
+            _ => {}
+        }
+    }
+    Value::Object(out)
+}
+
+/// A value of enum `name`: mostly declared names, sometimes a number the schema does not
+/// declare (kept as a number in JSON, and on the wire).
+fn enum_value(schema: &Schema, name: &str, rng: &mut StdRng) -> Value {
+    let e = schema.enum_named(name).unwrap();
+    if rng.gen_bool(0.7) {
+        return json!(e.values[rng.gen_range(0..e.values.len())].name);
+    }
+    let max = (1u64 << (8 * e.repr.width())) - 1;
+    loop {
+        let n = rng.gen_range(0..=max);
+        if e.name_of(n).is_none() {
+            return json!(n);
+        }
+    }
+}
+
+/// Enums of every width, as fields and in lists, both directions through the binary: the
+/// Python runtime reads each as its integer, and writes integers zapc decodes to names
+/// (numbers the schema does not declare stay numbers).
+#[test]
+fn enums_round_trip_with_the_python_runtime() {
+    let py = python::zap_proto();
+    let peer = root().join("zapc/tests/interop/kitchen_peer.py");
+    let schema = zapc::load_file(&root().join("schemas/enums.zap")).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed());
+    let mut values: Vec<Value> = (0..20)
+        .map(|_| {
+            let flags: Vec<Value> = (0..rng.gen_range(0..4))
+                .map(|_| enum_value(&schema, "Flag", &mut rng))
+                .collect();
+            let colors: Vec<Value> = (0..rng.gen_range(0..6))
+                .map(|_| enum_value(&schema, "Color", &mut rng))
+                .collect();
+            json!({
+                "main": enum_value(&schema, "Color", &mut rng),
+                "level": enum_value(&schema, "Level", &mut rng),
+                "flags": flags, "colors": colors,
+                "mode": enum_value(&schema, "mode", &mut rng),
+                "name": text(&mut rng),
+            })
+        })
+        .collect();
+    // Fixed cases: the largest number of each width, and the values numbered 0.
+    values.push(
+        json!({"main": 255, "level": 65535, "flags": [4294967295u32, "High"],
+        "colors": ["Red", 255], "mode": "fast", "name": ""}),
+    );
+    values.push(
+        json!({"main": "Red", "level": 0, "flags": [0], "colors": [], "mode": 255, "name": "z"}),
+    );
+    let numbers: Vec<Value> = values
+        .iter()
+        .map(|v| enum_numbers(&schema, "Palette", v))
+        .collect();
+    let args = |mode| {
+        [
+            mode,
+            "--schema",
+            "schemas/enums.zap",
+            "--type",
+            "Palette",
+            "--hex",
+        ]
+    };
+
+    // zapc encode (names) -> Python reads the integers.
+    let hexes: Vec<String> = values
+        .iter()
+        .map(|v| {
+            let (code, out, err) = zapc(&args("encode"), v.to_string().as_bytes());
+            assert_eq!(code, 0, "zapc encode failed: {err}");
+            String::from_utf8(out).unwrap().trim().to_string()
+        })
+        .collect();
+    let request = json!({"mode": "read", "layout": layout(&schema, "Palette"), "messages": hexes});
+    let read: Vec<Value> =
+        serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
+    assert_eq!(read, numbers, "Python read of zapc's encoding");
+
+    // Python writes the integers -> zapc decode gives the names back.
+    let request =
+        json!({"mode": "build", "layout": layout(&schema, "Palette"), "messages": numbers});
+    let built: Vec<String> =
+        serde_json::from_slice(&py.run(&peer, request.to_string().as_bytes())).unwrap();
+    assert_eq!(built, hexes, "Python and zapc build the same bytes");
+    for (hex, want) in built.iter().zip(&values) {
+        let (code, out, err) = zapc(&args("decode"), hex.as_bytes());
+        assert_eq!(code, 0, "zapc decode failed: {err}");
+        let got: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(&got, want, "zapc decode of Python's encoding");
+    }
 }

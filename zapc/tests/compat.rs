@@ -372,6 +372,8 @@ fn sample(s: &zapc::ir::Struct) -> String {
         let i = i as i64 + 1;
         let value = match &f.ty {
             Type::Scalar(Scalar::Bool) => json!(true),
+            // A number any representation holds; its name, if declared, when read.
+            Type::Enum { .. } => json!(1),
             Type::Scalar(scalar) if f.json.quantity => {
                 json!(format!("{:#x}", 1000 * i + i64::from(scalar.width())))
             }
@@ -490,7 +492,7 @@ fn appending_where_something_follows_really_misreads() {
 /// A generated flat struct: (type, unused bytes before the field) per field.
 type Layout = Vec<(&'static str, u32)>;
 
-const INLINE_TYPES: [&str; 10] = [
+const INLINE_TYPES: [&str; 11] = [
     "bool",
     "u8",
     "u16",
@@ -501,12 +503,14 @@ const INLINE_TYPES: [&str; 10] = [
     "i64",
     "f64",
     "bytes_fixed[3]",
+    // The enum every generated schema declares (`enum Level : u16`).
+    "Level",
 ];
 
 fn width(ty: &str) -> u32 {
     match ty {
         "bool" | "u8" => 1,
-        "u16" | "i16" => 2,
+        "u16" | "i16" | "Level" => 2,
         "u32" | "i32" => 4,
         "bytes_fixed[3]" => 3,
         _ => 8,
@@ -524,12 +528,18 @@ struct Edit {
     moved: Option<(usize, u32)>,
     /// A second method.
     second_method: bool,
+    /// A value added to enum `Level`.
+    enum_value_added: bool,
 }
 
-/// The schema text of a generated message: struct `Msg` (fields `F0`.. at explicit offsets),
-/// used only as a method parameter, and its `Svc` interface.
+/// The schema text of a generated message: enum `Level`, struct `Msg` (fields `F0`.. at
+/// explicit offsets), used only as a method parameter, and its `Svc` interface.
 fn schema_text(layout: &Layout, edit: &Edit) -> String {
-    let mut text = String::from("struct Msg {\n");
+    let mut text = String::from("enum Level : u16 {\n    Low = 0\n    High = 1\n");
+    if edit.enum_value_added {
+        text += "    Urgent = 2\n";
+    }
+    text += "}\n\nstruct Msg {\n";
     let mut offset = 0;
     for (i, (ty, gap)) in layout.iter().enumerate() {
         offset += gap;
@@ -599,11 +609,12 @@ mod generated {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
         /// A random safe change (append, fill a gap, rename with the JSON key kept, add a
-        /// method) is classified safe, and messages cross between the versions intact.
+        /// method, add an enum value) is classified safe, and messages cross between the
+        /// versions intact.
         #[test]
         fn a_random_safe_change_is_safe_and_reads_back(
             layout in layouts(),
-            change in 0usize..4,
+            change in 0usize..5,
             pick in any::<prop::sample::Index>(),
             ty in prop::sample::select(&INLINE_TYPES[..]),
             gap in 0u32..4,
@@ -631,6 +642,10 @@ mod generated {
                 },
                 3 => Edit {
                     second_method: true,
+                    ..Edit::default()
+                },
+                4 => Edit {
+                    enum_value_added: true,
                     ..Edit::default()
                 },
                 _ => Edit {
@@ -664,6 +679,9 @@ mod generated {
                     "i64" => "u64",
                     "bool" => "u8",
                     "u8" => "bool",
+                    // An enum and an integer of the same width are the same bytes (only
+                    // JSON-breaking): a signed one of the same width is another type.
+                    "Level" => "i16",
                     _ => "u16",
                 };
                 let shrunk = width(layout[k].0) - width(changed[k].0);

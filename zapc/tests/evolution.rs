@@ -271,3 +271,123 @@ fn constants_are_generated_with_their_rust_types() {
         "{code}"
     );
 }
+
+#[test]
+fn the_whitespace_form_takes_the_same_words() {
+    let braces = "struct A deprecated {\n    X u32 deprecated\n    reserved Y u64\n    Z u8\n}\n\
+                  interface I {\n    reserved @1\n    a @2 () deprecated\n    b @3 ()\n}\n";
+    let indented = "struct A deprecated\n    X u32 deprecated\n    reserved Y u64\n    Z u8\n\
+                    interface I\n    reserved @1\n    a @2 () deprecated\n    b @3 ()\n";
+    let (braces, indented) = (load(braces), load(indented));
+    assert_eq!(braces.structs, indented.structs);
+    assert_eq!(braces.interfaces, indented.interfaces);
+    assert!(indented.structs[0].deprecated && indented.structs[0].fields[0].deprecated);
+    assert_eq!(indented.structs[0].reserved[0].offset, 4);
+    assert_eq!(indented.interfaces[0].reserved, [1]);
+}
+
+/// `zapc layout` lists reserved slots after the fields and reserved ordinals after the
+/// methods.
+#[cfg(feature = "cli")]
+#[test]
+fn layout_shows_reserved_slots_and_ordinals() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_zapc"))
+        .args(["layout", "schemas/evolution.zap"])
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let table = String::from_utf8(output.stdout).unwrap();
+    let account = "\
+struct Account: size 40, list framed
+  field               type  offset  width
+  Id                  u64        0      8
+  Name                text       8      8
+  Flags               u8        20      1
+  Handle              text      24      8
+  reserved Balance32  u32       16      4
+  reserved Legacy     u64       32      8
+";
+    assert!(table.contains(account), "{table}");
+    let ledger = "\
+interface Ledger
+    2  get(q: Query) returns (a: Account)
+    1  ping()
+    4  lookup(q: LegacyQuery) returns (a: Account)
+    7  list(q: Query) returns (p: Page)
+    3  reserved
+    5  reserved
+";
+    assert!(table.contains(ledger), "{table}");
+}
+
+mod properties {
+    use proptest::prelude::*;
+    use zapc::compat::{compare, Class};
+
+    use super::load;
+
+    /// An interface of the methods `m<k>` for `k` in `order`, in that order, each with its
+    /// ordinal `k + 1` written when `explicit[k]`.
+    fn interface(explicit: &[bool], order: &[usize]) -> String {
+        let mut text = String::from("struct R {\n    Id u64 @0\n}\ninterface I {\n");
+        for &k in order {
+            let ordinal = if explicit[k] {
+                format!(" @{}", k + 1)
+            } else {
+                String::new()
+            };
+            text += &format!("    m{k}{ordinal} (r: R) returns (r: R)\n");
+        }
+        text + "}\n"
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Writing ordinals that equal the positions, and then reordering the methods,
+        /// changes no ordinal: compat reports nothing, and every method keeps its ordinal.
+        #[test]
+        fn written_ordinals_make_the_order_free(
+            n in 1usize..8,
+            explicit in prop::collection::vec(any::<bool>(), 8),
+            order in Just((0..8).collect::<Vec<usize>>()).prop_shuffle(),
+        ) {
+            let old = load(&interface(&[false; 8], &(0..n).collect::<Vec<_>>()));
+            let partly = load(&interface(&explicit, &(0..n).collect::<Vec<_>>()));
+            prop_assert!(compare(&old, &partly).is_empty());
+            let order: Vec<usize> = order.into_iter().filter(|&k| k < n).collect();
+            let shuffled = load(&interface(&[true; 8], &order));
+            prop_assert!(compare(&old, &shuffled).is_empty(), "{:?}", compare(&old, &shuffled));
+            for m in &shuffled.interfaces[0].methods {
+                let k: u32 = m.name[1..].parse().unwrap();
+                prop_assert_eq!(m.ordinal, k + 1);
+            }
+        }
+
+        /// Removing one method and reserving its ordinal keeps every other ordinal, and is
+        /// reported as exactly one wire-breaking change; reusing the reservation later is
+        /// wire-breaking again.
+        #[test]
+        fn a_reserved_removal_moves_nothing(n in 2usize..8, pick in any::<prop::sample::Index>()) {
+            let gone = pick.index(n);
+            let old = load(&interface(&[true; 8], &(0..n).collect::<Vec<_>>()));
+            let mut text = interface(&[true; 8], &(0..n).filter(|&k| k != gone).collect::<Vec<_>>());
+            text = text.replace("interface I {\n", &format!("interface I {{\n    reserved @{}\n", gone + 1));
+            let new = load(&text);
+            let changes = compare(&old, &new);
+            prop_assert_eq!(changes.len(), 1, "{:?}", changes);
+            prop_assert_eq!(changes[0].class, Class::WireBreaking);
+            for m in &new.interfaces[0].methods {
+                let kept = old.interfaces[0].methods.iter().find(|o| o.name == m.name).unwrap();
+                prop_assert_eq!(kept.ordinal, m.ordinal);
+            }
+            let reused = load(&text.replace(
+                &format!("    reserved @{}\n", gone + 1),
+                &format!("    again @{} (r: R)\n", gone + 1),
+            ));
+            let changes = compare(&new, &reused);
+            prop_assert!(changes.iter().any(|c| c.class == Class::WireBreaking), "{:?}", changes);
+        }
+    }
+}

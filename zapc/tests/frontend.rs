@@ -420,3 +420,61 @@ fn text_alone_reads_no_imports() {
     assert_eq!((location.size, schema.structs[0].fields[0].width), (8, 4));
     assert!(schema.struct_named("Location").is_none());
 }
+
+#[test]
+fn enums_are_inline_at_their_width() {
+    let schema = schema_file("enums.zap");
+    let color = schema.enum_named("Color").unwrap();
+    assert_eq!(color.repr, Scalar::U8);
+    let values: Vec<(&str, u32)> = color
+        .values
+        .iter()
+        .map(|v| (v.name.as_str(), v.value))
+        .collect();
+    assert_eq!(values, [("Red", 0), ("Green", 1), ("Blue", 7)]);
+    assert_eq!(color.name_of(7), Some("Blue"));
+    assert_eq!(color.value_named("Green"), Some(1));
+    assert_eq!(schema.enum_named("Level").unwrap().repr, Scalar::U16);
+    assert_eq!(schema.enum_named("Flag").unwrap().repr, Scalar::U32);
+
+    // `Shade` is an alias of `Color`: resolved to the enum.
+    let pixel = get(&schema, "Pixel");
+    assert_eq!(
+        slots(pixel),
+        [("X", 0, 2), ("Y", 2, 2), ("Color", 4, 1), ("Shade", 5, 1)]
+    );
+    let color_type = Type::Enum {
+        name: "Color".to_owned(),
+        repr: Scalar::U8,
+    };
+    assert_eq!(pixel.fields[3].ty, color_type);
+    assert_eq!(pixel.list_shape, ListShape::Strided { width: 6 });
+
+    let event = get(&schema, "Event");
+    let list = |name: &str| match &event.fields.iter().find(|f| f.name == name).unwrap().ty {
+        Type::List(list) => (list.elem.clone(), list.shape),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(
+        list("Colors"),
+        (color_type, ListShape::Strided { width: 1 })
+    );
+    assert_eq!(list("Flags").1, ListShape::Strided { width: 4 });
+    assert_eq!(list("Pixels").1, ListShape::Strided { width: 6 });
+}
+
+#[test]
+fn enum_syntax_forms_are_equivalent() {
+    let brace = load("enum E : u16 { A = 1  B = 2 }\n");
+    let lines = load("enum E : u16 {\n    A = 1\n\n    # doc of B\n    B = 2\n}\n");
+    let indented = load("enum E : u16\n    A = 1\n    B = 2\nstruct S { X E }\n");
+    let strip = |s: &Schema| {
+        let mut e = s.enums[0].clone();
+        e.values.iter_mut().for_each(|v| v.doc.clear());
+        e
+    };
+    assert_eq!(strip(&brace), strip(&lines));
+    assert_eq!(strip(&brace), strip(&indented));
+    assert_eq!(lines.enums[0].values[1].doc, ["doc of B"]);
+    assert_eq!(indented.structs[0].size, 2);
+}

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use zapc::load_str;
 
-const VALID_SCHEMAS: [&str; 11] = [
+const VALID_SCHEMAS: [&str; 13] = [
     include_str!("../../schemas/eth.zap"),
     include_str!("../../schemas/kitchen.zap"),
     include_str!("../../schemas/aliases.zap"),
@@ -17,6 +17,8 @@ const VALID_SCHEMAS: [&str; 11] = [
     include_str!("../../schemas/golden.zap"),
     include_str!("../../schemas/tails.zap"),
     include_str!("../../schemas/evolution.zap"),
+    include_str!("../../schemas/enums.zap"),
+    include_str!("../../schemas/enums_indent.zap"),
 ];
 
 /// Pieces of schema syntax, plus things that should never appear.
@@ -29,6 +31,14 @@ const TOKENS: &[&str] = &[
     "\"common.zap\"",
     "\"/dev/zero\"",
     "common.Kind",
+    "enum",
+    "enum E : u8 {",
+    "A = 0",
+    "Unknown = 1",
+    "u16",
+    "u32",
+    "= 255",
+    "= 65536",
     "returns",
     "list",
     "ptr",
@@ -192,6 +202,9 @@ fn huge_numbers_are_errors_not_panics() {
         "struct A { X bytes_fixed[4294967295] Y bytes_fixed[4294967295] }",
         "struct A { X bytes_fixed[4294967295] @4294967295 }",
         "struct A { X list<bytes_fixed[99999999999999999999999]> }",
+        "enum E : u8 { A = 99999999999999999999999 }",
+        "enum E : u32 { A = 4294967296 }",
+        "enum E : u64 { A = 18446744073709551615 }",
     ] {
         assert!(load_str("huge.zap", text).is_err(), "{text}");
     }

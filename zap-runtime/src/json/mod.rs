@@ -14,6 +14,7 @@ use serde::Deserialize;
 
 use crate::error::ParseError;
 
+pub mod enum_value;
 mod numbers;
 mod params;
 mod result;

@@ -7,13 +7,14 @@ use super::Context;
 use crate::ast::{Declaration, Ident};
 use crate::diag::Diagnostic;
 
-/// A struct, alias or interface whose name an earlier declaration already took.
+/// A struct, alias, interface or enum whose name an earlier declaration already took.
 pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     let named = file.declarations.iter().filter_map(|d| match d {
         Declaration::Struct(s) => Some((&s.name, "struct")),
         Declaration::Alias(a) => Some((&a.name, "alias")),
         Declaration::Interface(i) => Some((&i.name, "interface")),
+        Declaration::Enum(e) => Some((&e.name, "enum")),
         Declaration::Const(c) => Some((&c.name, "constant")),
         Declaration::Package(_) | Declaration::Import(_) => None,
     });
@@ -42,6 +43,8 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
     };
     let hint = if kind == "constant" || first_kind == "constant" {
         "structs, aliases, interfaces and constants share one namespace; rename one of them"
+    } else if kind == "enum" || first_kind == "enum" {
+        "structs, aliases, interfaces and enums share one namespace; rename one of them"
     } else {
         "structs, aliases and interfaces share one namespace; rename one of them"
     };
@@ -58,22 +61,21 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
 pub(super) fn duplicate_fields(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     for decl in file.structs() {
-        let reserved_first = |name: &Ident| {
-            decl.fields
-                .iter()
-                .take_while(|f| !std::ptr::eq(&f.name, name))
-                .find(|f| f.name.text == name.text)
-                .is_some_and(|first| first.is_reserved())
-        };
-        let (plain, after_reserved): (Vec<&Ident>, Vec<&Ident>) = decl
-            .fields
-            .iter()
-            .map(|f| &f.name)
-            .partition(|n| !reserved_first(n));
-        report_repeats(plain.into_iter(), "field", &decl.name.text, errors);
-        for name in after_reserved {
-            errors.push(super::evolution::reserved_name_reused(decl, name));
+        let mut first: HashMap<&str, bool> = HashMap::new();
+        let mut plain = Vec::new();
+        for field in &decl.fields {
+            match first.get(field.name.text.as_str()) {
+                Some(true) => {
+                    errors.push(super::evolution::reserved_name_reused(decl, &field.name))
+                }
+                Some(false) => plain.push(&field.name),
+                None => {
+                    first.insert(&field.name.text, field.is_reserved());
+                    plain.push(&field.name);
+                }
+            }
         }
+        report_repeats(plain.into_iter(), "field", &decl.name.text, errors);
     }
 }
 

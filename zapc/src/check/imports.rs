@@ -42,7 +42,7 @@ pub(super) fn qualified_type_names(cx: &Context<'_>, errors: &mut Vec<Diagnostic
             return;
         }
         match cx.symbols.get(&name.text) {
-            Some(Symbol::Struct(_) | Symbol::Alias(_)) => {}
+            Some(Symbol::Struct(_) | Symbol::Alias(_) | Symbol::Enum(_)) => {}
             Some(Symbol::Interface(_)) => errors.push(
                 Diagnostic::error(
                     format!("`{}` is an interface, not a type", name.text),
@@ -62,14 +62,14 @@ pub(super) fn qualified_type_names(cx: &Context<'_>, errors: &mut Vec<Diagnostic
                 let hint = match suggest::closest(local, candidates.into_iter()) {
                     Some(known) => format!("did you mean `{package}.{known}`?"),
                     None => format!(
-                        "only the structs and aliases that package `{package}` declares can be named `{package}.Name`"
+                        "only the structs, enums and aliases that package `{package}` declares can be named `{package}.Name`"
                     ),
                 };
                 errors.push(
                     Diagnostic::error(
                         format!("unknown type `{}`", name.text),
                         span,
-                        format!("package `{package}` declares no struct or alias `{local}`"),
+                        format!("package `{package}` declares no struct, enum or alias `{local}`"),
                     )
                     .with_hint(hint),
                 );

@@ -1,4 +1,4 @@
-//! Every named type is a built-in, a struct or an alias declared in the file.
+//! Every named type is a built-in, a struct, an enum or an alias declared in the file.
 
 use super::Context;
 use crate::ast::{SchemaFile, TypeKind};
@@ -21,7 +21,7 @@ pub(super) fn unknown_types(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
             return;
         }
         let error = match symbols.get(&name.text) {
-            Some(Symbol::Struct(_) | Symbol::Alias(_)) => return,
+            Some(Symbol::Struct(_) | Symbol::Alias(_) | Symbol::Enum(_)) => return,
             Some(Symbol::Interface(_)) => Diagnostic::error(
                 format!("`{}` is an interface, not a type", name.text),
                 name.span.clone(),
@@ -63,7 +63,8 @@ fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
     let declared = file
         .structs()
         .map(|s| s.name.text.as_str())
-        .chain(file.aliases().map(|a| a.name.text.as_str()));
+        .chain(file.aliases().map(|a| a.name.text.as_str()))
+        .chain(file.enums().map(|e| e.name.text.as_str()));
     match suggest::closest(name, builtins.chain(declared)) {
         Some(known) => format!("did you mean `{known}`?"),
         None => "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes \

@@ -37,11 +37,15 @@ pub fn run(args: &Args) -> ExitCode {
 }
 
 fn summary(schema: &ir::Schema) -> String {
-    format!(
+    let mut text = format!(
         "{}, {}",
         count(schema.structs.len(), "struct", "structs"),
         count(schema.interfaces.len(), "interface", "interfaces")
-    )
+    );
+    if !schema.enums.is_empty() {
+        text.push_str(&format!(", {}", count(schema.enums.len(), "enum", "enums")));
+    }
+    text
 }
 
 fn count(n: usize, one: &str, many: &str) -> String {

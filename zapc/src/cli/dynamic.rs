@@ -11,7 +11,7 @@ use zap_runtime::json::{
 };
 use zap_runtime::{BuildError, Builder, DecodeBudget, ListRef, Message, Object, ObjectBuilder};
 
-use zapc::ir::{Field, ListShape, Scalar, Schema, Struct, Type};
+use zapc::ir::{Enum, Field, ListShape, Scalar, Schema, Struct, Type};
 
 /// Why a JSON value does not fit the schema. `path` is a JSON path (`$.items[2].note`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -162,6 +162,10 @@ fn write_field(
 ) -> Result<(), JsonError> {
     match ty {
         Type::Scalar(s) => write_scalar(*s, off, v, obj, path),
+        Type::Enum { name, repr } => {
+            let number = enum_number(schema, name, v, path)?;
+            write_scalar(*repr, off, &number, obj, path)
+        }
         Type::Text => {
             obj.set_text(off, as_str(v, path)?);
             Ok(())
@@ -283,7 +287,74 @@ fn write_list(
             }
             Ok(list.finish())
         }
+        (Type::Enum { name, repr }, _) => {
+            let mut list = b.start_list(repr.width() as usize);
+            for (i, item) in items.iter().enumerate() {
+                let path = format!("{path}[{i}]");
+                let number = enum_number(schema, name, item, &path)?;
+                let mut slot = list.push_struct();
+                write_scalar(*repr, 0, &number, &mut slot, &path)?;
+                let _ = slot.finish();
+            }
+            Ok(list.finish())
+        }
         (Type::List(_), _) => Err(err(path, "lists of lists are not part of the format")),
+    }
+}
+
+fn enum_named<'s>(schema: &'s Schema, name: &str, path: &str) -> Result<&'s Enum, JsonError> {
+    schema
+        .enum_named(name)
+        .ok_or_else(|| err(path, format!("enum {name} is not in the schema")))
+}
+
+/// The number of an enum value written as its name, a number or a decimal string, as the
+/// generated code reads it (`zap_runtime::json::enum_value`). Whether it fits the
+/// representation is checked when it is written.
+fn enum_number(schema: &Schema, name: &str, v: &Value, path: &str) -> Result<Value, JsonError> {
+    let e = enum_named(schema, name, path)?;
+    match v {
+        Value::Number(_) => Ok(v.clone()),
+        Value::String(s) => match e.value_named(s) {
+            Some(n) => Ok(n.into()),
+            None => match s.parse::<u64>() {
+                Ok(n) => Ok(n.into()),
+                Err(_) => Err(err(
+                    path,
+                    format!(
+                        "unknown value {s:?} of enum {name}; expected {} or a number",
+                        value_names(e)
+                    ),
+                )),
+            },
+        },
+        _ => Err(err(
+            path,
+            format!(
+                "expected a value of enum {name} ({} or a number), found {}",
+                value_names(e),
+                describe(v)
+            ),
+        )),
+    }
+}
+
+fn value_names(e: &Enum) -> String {
+    e.values
+        .iter()
+        .map(|v| v.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An enum value as JSON: its name if declared, else its number.
+fn enum_json(schema: &Schema, name: &str, number: Value) -> Value {
+    let declared = number
+        .as_u64()
+        .and_then(|n| schema.enum_named(name)?.name_of(n));
+    match declared {
+        Some(value) => Value::String(value.to_owned()),
+        None => number,
     }
 }
 
@@ -429,6 +500,7 @@ fn read_field(
 ) -> Value {
     match ty {
         Type::Scalar(s) => read_scalar(*s, off, obj),
+        Type::Enum { name, repr } => enum_json(schema, name, read_scalar(*repr, off, obj)),
         Type::Text => Value::String(obj.text(off).to_owned()),
         Type::Bytes => Value::String(to_hex(obj.bytes(off))),
         Type::BytesFixed(n) => fixed_hex(obj, off, *n as usize),
@@ -477,6 +549,10 @@ fn read_list(
         (Type::Scalar(s), _) => list
             .objects(s.width() as usize)
             .map(|o| read_scalar(*s, 0, o))
+            .collect(),
+        (Type::Enum { name, repr }, _) => list
+            .objects(repr.width() as usize)
+            .map(|o| enum_json(schema, name, read_scalar(*repr, 0, o)))
             .collect(),
         (Type::List(_), _) => Vec::new(),
     };

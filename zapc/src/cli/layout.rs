@@ -12,6 +12,7 @@ use zapc::load_file;
 /// For each struct: every field's type (aliases resolved, in schema syntax), byte offset
 /// and slot width, the struct's fixed size, and the shape of a list of it (reserved slots
 /// last). For each interface: every method with its ordinal, then the reserved ordinals.
+/// For each enum: its representation and every value's number.
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Example:\n  zapc layout schemas/eth.zap")]
 pub struct Args {
@@ -53,6 +54,32 @@ fn render(schema: &ir::Schema) -> String {
     for interface in &schema.interfaces {
         out.push('\n');
         out.push_str(&interface_table(interface));
+    }
+    for e in &schema.enums {
+        out.push('\n');
+        out.push_str(&enum_table(e));
+    }
+    out
+}
+
+/// `enum Color: u8 (1 byte)` and one `number  Name` line per value.
+fn enum_table(e: &ir::Enum) -> String {
+    let width = e.repr.width();
+    let mut out = format!(
+        "enum {}: {} ({width} byte{})
+",
+        e.name,
+        e.repr.keyword(),
+        if width == 1 { "" } else { "s" }
+    );
+    let digits = e
+        .values
+        .iter()
+        .map(|v| v.value.to_string().len())
+        .max()
+        .unwrap_or(1);
+    for v in &e.values {
+        let _ = writeln!(out, "  {:>digits$}  {}", v.value, v.name);
     }
     out
 }
@@ -144,7 +171,7 @@ fn type_syntax(ty: &ir::Type) -> String {
         ir::Type::Text => "text".to_owned(),
         ir::Type::Bytes => "bytes".to_owned(),
         ir::Type::BytesFixed(n) => format!("bytes_fixed[{n}]"),
-        ir::Type::Struct(name) => name.clone(),
+        ir::Type::Struct(name) | ir::Type::Enum { name, .. } => name.clone(),
         ir::Type::List(list) => match list.shape {
             ListShape::Pointer => format!("list<ptr<{}>>", type_syntax(&list.elem)),
             _ => format!("list<{}>", type_syntax(&list.elem)),

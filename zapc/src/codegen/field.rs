@@ -60,6 +60,8 @@ pub struct FieldNames {
     pub owned_ty: Option<TokenStream>,
     /// The Rust type a [`Type::Struct`] in this field stands for, when the user wrote it.
     pub struct_ty: Option<TokenStream>,
+    /// The Rust type a [`Type::Enum`] in this field stands for, when the user wrote it.
+    pub enum_ty: Option<TokenStream>,
 }
 
 impl FieldNames {
@@ -70,6 +72,7 @@ impl FieldNames {
             snake: names::snake(&field.name),
             owned_ty: None,
             struct_ty: None,
+            enum_ty: None,
         }
     }
 }
@@ -97,7 +100,11 @@ impl<'a> FieldGen<'a> {
             Some(ty) => ty.clone(),
             None => names::type_path(name),
         };
-        let kind = Kind::of(&field.ty, &struct_ty);
+        let enum_ty = |name: &str| match &names.enum_ty {
+            Some(ty) => ty.clone(),
+            None => names::type_path(name),
+        };
+        let kind = Kind::of(&field.ty, &struct_ty, &enum_ty);
         let offset_const = names::offset_const(&names.snake);
         let owned_ty = names.owned_ty.clone().unwrap_or_else(|| kind.owned_ty(rt));
         let getter = if READER_METHODS.contains(&names.snake.as_str()) {
@@ -418,8 +425,17 @@ impl<'a> FieldGen<'a> {
 }
 
 impl Kind {
-    fn of(ty: &Type, struct_ty: &dyn Fn(&str) -> TokenStream) -> Kind {
+    fn of(
+        ty: &Type,
+        struct_ty: &dyn Fn(&str) -> TokenStream,
+        enum_ty: &dyn Fn(&str) -> TokenStream,
+    ) -> Kind {
         match ty {
+            // An enum is a `Scalar` (through `ZapEnum`) with its own serde impls.
+            Type::Enum { name, .. } => Kind::Scalar {
+                ty: enum_ty(name),
+                with: None,
+            },
             Type::Scalar(s) => Kind::Scalar {
                 ty: scalar_type(*s),
                 with: match s {
@@ -435,6 +451,10 @@ impl Kind {
                 ty: struct_ty(name),
             },
             Type::List(list) => Kind::List(match (&list.elem, list.shape) {
+                (Type::Enum { name, .. }, _) => ListKind::Scalars {
+                    ty: enum_ty(name),
+                    with: None,
+                },
                 (Type::Scalar(s), _) => ListKind::Scalars {
                     ty: scalar_type(*s),
                     with: match s {

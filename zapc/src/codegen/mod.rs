@@ -1,12 +1,14 @@
 //! IR -> Rust, with `quote` (never strings) and `prettyplease`.
 //!
-//! For every struct: an owned type with the JSON mapping, a zero-copy reader, a builder
+//! For every enum: a Rust enum with an `Unknown(raw)` arm and its `ZapEnum` impl
+//! ([`enums::schema_enum`]). For every struct: an owned type with the JSON mapping, a zero-copy reader, a builder
 //! and the `ZapStruct` impl that ties them to the runtime ([`structs::schema_struct`]).
 //! For every interface: a method enum, a handler trait, a `Service` impl dispatching by
 //! ordinal, and a typed client stub. `#[derive(Zap)]` calls
 //! [`structs::derive_companions`], which shares everything but the owned type, so the
 //! two front ends cannot drift.
 
+pub mod enums;
 mod evolution;
 mod field;
 mod json;
@@ -40,6 +42,7 @@ impl Default for Options {
 /// Everything generated for a schema, as tokens.
 pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
     let eq_hash = eq_hash_structs(schema);
+    let enums = schema.enums.iter().map(|e| enums::schema_enum(e, opts));
     let consts = evolution::constants(schema);
     let deprecated = evolution::deprecated_structs(schema);
     let structs = schema
@@ -52,6 +55,7 @@ pub fn generate(schema: &Schema, opts: &Options) -> TokenStream {
         .map(|i| interface_items(schema, &deprecated, i, opts));
     quote! {
         #consts
+        #(#enums)*
         #(#structs)*
         #(#interfaces)*
     }
@@ -100,6 +104,9 @@ pub fn render(schema: &Schema, opts: &Options) -> String {
     let deprecated = evolution::deprecated_structs(schema);
     if !schema.consts.is_empty() {
         out.push_str(&format_tokens(evolution::constants(schema)));
+    }
+    for e in &schema.enums {
+        out.push_str(&format_tokens(enums::schema_enum(e, opts)));
     }
     for s in &schema.structs {
         let eq = eq_hash.contains(s.name.as_str());

@@ -263,8 +263,6 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         quote!(, #arg: #reader<'_>)
     });
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
-    // The default body calls the deprecated borrowing method.
-    let allow = m.deprecated.then(|| quote!(#[allow(deprecated)]));
     let owned = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
         let t = names::type_path(&p.ty);
@@ -278,7 +276,6 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
         quote! {
             #(#[doc = #owned_doc])*
             #deprecated
-            #allow
             fn #owned_name(&self, #arg: #rt::Owned<#t>) -> impl ::core::future::Future<Output = ::core::result::Result<#result, #rt::CallError>> + ::core::marker::Send {
                 async move { self.#name(#arg.get()).await }
             }

@@ -45,6 +45,9 @@ pub struct RustField {
     /// pointer's target or the list's element), as written, so that generated code names
     /// it by its path and errors point at it.
     pub struct_ty: Option<syn::Type>,
+    /// The enum type that a [`Type::Enum`] in this field's type stands for (the field's
+    /// type or the list's element), as written.
+    pub enum_ty: Option<syn::Type>,
 }
 
 /// Every item of a schema struct: the owned type (deriving `Eq` and `Hash` when
@@ -133,6 +136,7 @@ pub fn derive_companions(s: &Struct, rust: &RustStruct, opts: &Options) -> Token
                 snake: syn::ext::IdentExt::unraw(&r.ident).to_string(),
                 owned_ty: Some(quote!(#ty)),
                 struct_ty: r.struct_ty.as_ref().map(|t| quote!(#t)),
+                enum_ty: r.enum_ty.as_ref().map(|t| quote!(#t)),
             };
             FieldGen::new(f, names, owner, rt)
         })

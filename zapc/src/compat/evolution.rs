@@ -102,28 +102,26 @@ impl Comparison<'_> {
             if overlapping(&new_s.fields, old_r).is_some() {
                 continue; // Reported on the field that reuses it.
             }
-            let (class, message) = if new_s.size < old_s.size {
-                (
-                    Class::WireBreaking,
-                    format!(
-                        "reserved slot `{}` dropped and `{}` shrinks from {} to {} bytes: old \
-                         readers read past the new fixed section, into whatever follows it",
-                        old_r.name, new_s.name, old_s.size, new_s.size
-                    ),
+            let shrinks = if new_s.size < old_s.size {
+                format!(
+                    "; `{}` shrinks from {} to {} bytes, which nothing reads (a list of `{}` \
+                     whose elements change width is reported at the list)",
+                    new_s.name, old_s.size, new_s.size, new_s.name
                 )
             } else {
-                (
-                    Class::Safe,
-                    format!(
-                        "reservation of `{}` ({} @{}) dropped: nothing changes on the wire now, \
-                         but a later field may reuse bytes that peers from before the \
-                         reservation still write",
-                        old_r.name,
-                        old_r.ty.schema_syntax(),
-                        old_r.offset
-                    ),
-                )
+                String::new()
             };
+            let (class, message) = (
+                Class::Safe,
+                format!(
+                    "reservation of `{}` ({} @{}) dropped: reserved bytes are never read or \
+                     written, but a later field may reuse bytes that peers from before the \
+                     reservation still write{shrinks}",
+                    old_r.name,
+                    old_r.ty.schema_syntax(),
+                    old_r.offset
+                ),
+            );
             self.push(class, message, Side::Old, slot_item(old_s, &old_r.name));
         }
         for new_r in &new_s.reserved {
@@ -134,12 +132,27 @@ impl Comparison<'_> {
             if known || overlapping(&old_s.fields, new_r).is_some() {
                 continue;
             }
-            let (class, message) = self.field_added(old_s, new_r);
-            let message = match message.strip_prefix("field ") {
-                Some(rest) => format!("reserved slot {rest}"),
-                None => message,
+            let (start, end) = (new_r.offset, new_r.offset + new_r.width);
+            let message = if end <= old_s.size {
+                format!(
+                    "reserved slot `{}` added in unused bytes {start}..{end}: reserved bytes are \
+                     never read or written",
+                    new_r.name
+                )
+            } else {
+                format!(
+                    "reserved slot `{}` appended at @{start}: `{}` grows from {} to {} bytes, \
+                     but reserved bytes are never read (a list of `{}` whose elements change \
+                     width is reported at the list)",
+                    new_r.name, new_s.name, old_s.size, new_s.size, new_s.name
+                )
             };
-            self.push(class, message, Side::New, slot_item(new_s, &new_r.name));
+            self.push(
+                Class::Safe,
+                message,
+                Side::New,
+                slot_item(new_s, &new_r.name),
+            );
         }
         if old_s.deprecated != new_s.deprecated {
             self.push(

@@ -66,20 +66,22 @@ fn expected_phrase(rules: &[Rule]) -> String {
     }
 }
 
-const DECLARATION_KEYWORDS: [Rule; 6] = [
+const DECLARATION_KEYWORDS: [Rule; 7] = [
     Rule::kw_package,
     Rule::kw_import,
     Rule::kw_type,
     Rule::kw_const,
     Rule::kw_struct,
     Rule::kw_interface,
+    Rule::kw_enum,
 ];
 
 /// The expectations worth telling: a line break or the end of the file is possible almost
 /// everywhere, so it is only mentioned when nothing else was expected; the
 /// declaration keywords are told as one "declaration".
 fn relevant(rules: &[Rule]) -> Vec<Rule> {
-    let is_filler = |r: &Rule| matches!(r, Rule::line_break | Rule::EOI);
+    // `misplaced_part` is tried where its words are, and they are told on their own.
+    let is_filler = |r: &Rule| matches!(r, Rule::line_break | Rule::EOI | Rule::misplaced_part);
     let mut kept: Vec<Rule> = if rules.iter().all(is_filler) {
         rules.to_vec()
     } else {
@@ -105,6 +107,8 @@ fn describe(rule: Rule) -> &'static str {
         Rule::alias_decl => "a type alias",
         Rule::struct_decl => "a struct",
         Rule::interface_decl => "an interface",
+        Rule::enum_decl => "an enum",
+        Rule::enum_value => "an enum value like `Red = 0`",
         Rule::indented_line | Rule::indentation => "an indented line",
         Rule::field => "a field",
         Rule::offset => "an offset like `@8`",
@@ -132,17 +136,22 @@ fn describe(rule: Rule) -> &'static str {
         Rule::method_name => "a method name",
         Rule::parameter_name => "a parameter name",
         Rule::type_name => "a type name",
+        Rule::enum_name => "an enum name",
+        Rule::enum_repr => "the enum's integer type (`u8`, `u16` or `u32`)",
+        Rule::value_name => "an enum value name",
+        Rule::value_number => "an enum value number",
         Rule::offset_number => "an offset number",
         Rule::byte_count => "a byte count",
         Rule::kw_package => "`package`",
         Rule::kw_type => "`type`",
         Rule::kw_struct => "`struct`",
         Rule::kw_interface => "`interface`",
+        Rule::kw_enum => "`enum`",
         Rule::kw_returns => "`returns`",
         Rule::kw_list => "`list`",
         Rule::kw_ptr => "`ptr`",
         Rule::kw_bytes_fixed => "`bytes_fixed`",
-        Rule::equals_sign => "`=`",
+        Rule::equals_sign | Rule::value_equals => "`=`",
         Rule::open_brace => "`{`",
         Rule::close_brace => "`}`",
         Rule::open_paren => "`(`",
@@ -151,7 +160,7 @@ fn describe(rule: Rule) -> &'static str {
         Rule::close_angle => "`>`",
         Rule::open_bracket => "`[`",
         Rule::close_bracket => "`]`",
-        Rule::colon => "`:`",
+        Rule::colon | Rule::repr_colon => "`:`",
         Rule::comma => "`,`",
         Rule::const_decl => "a constant",
         Rule::const_name => "a constant name",
@@ -165,23 +174,29 @@ fn describe(rule: Rule) -> &'static str {
         Rule::ordinal_number => "an ordinal number",
         Rule::reserved_field | Rule::reserved_method | Rule::kw_reserved => "`reserved`",
         Rule::struct_item => "a field",
+        Rule::misplaced_part => "the end of the item",
         Rule::interface_item => "a method",
         // Silent rules: pest never reports them, but they are named for completeness.
         Rule::WHITESPACE | Rule::blank_line_rest => "a space",
         Rule::COMMENT => "a comment",
         Rule::declaration => {
-            "a declaration (`package`, `import`, `type`, `const`, `struct` or `interface`)"
+            "a declaration (`package`, `import`, `type`, `const`, `struct`, `interface` or `enum`)"
         }
         Rule::end_of_declaration => "the end of the declaration",
         Rule::brace_fields | Rule::indented_fields => "fields",
         Rule::brace_methods | Rule::indented_methods => "methods",
+        Rule::brace_values | Rule::indented_values => "enum values",
         Rule::ident_char | Rule::identifier => "a name",
     }
 }
 
 /// A one-line reminder of the syntax of what was expected, the most specific first.
 fn hint_for(rules: &[Rule]) -> Option<&'static str> {
-    const BY_PRIORITY: [(Rule, &str); 16] = [
+    const BY_PRIORITY: [(Rule, &str); 20] = [
+        (Rule::repr_colon, "an enum is written `enum Name : u8 { A = 0  B = 1 }`"),
+        (Rule::value_number, "an enum value is written `Name = N`, e.g. `Red = 0`"),
+        (Rule::value_equals, "an enum value is written `Name = N`, e.g. `Red = 0`"),
+        (Rule::enum_repr, "an enum is written `enum Name : u8 { A = 0  B = 1 }`"),
         (Rule::offset_number, "an offset is `@` followed by a byte offset, e.g. `@16`"),
         (Rule::ordinal_number, "an ordinal is `@` followed by a number from 1, e.g. `getBalance @1 (req: Request)` or `reserved @3`"),
         (Rule::const_value, "a constant is written `const NAME: type = value`, e.g. `const MAX_LOGS: u32 = 1000`"),
@@ -197,7 +212,7 @@ fn hint_for(rules: &[Rule]) -> Option<&'static str> {
         (Rule::close_paren, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::field_name, "a field is written `Name Type [@Offset]`, e.g. `Id u64 @0`"),
         (Rule::import_path, "an import is written `import \"other.zap\"`, a path relative to this file"),
-        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `const`, `struct` and `interface` declarations"),
+        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `const`, `struct`, `interface` and `enum` declarations"),
     ];
     BY_PRIORITY
         .iter()

@@ -6,9 +6,11 @@ stdin: {"mode": "build" | "read", "layout": {...}, "messages": [...]}
   build:  messages are JSON values in the schema's JSON mapping; prints their wire hex.
   read:   messages are wire hex; prints each read back into the JSON mapping.
 Types: bool u8..u64 i8..i64 f32 f64 text bytes bytes_fixed[N], a struct name (pointer),
-list<u32> (strided), list<Struct> (framed: each element a complete message) and
-strided<Struct> (a list of an all-inline struct: elements back to back, `size` bytes each).
-Struct names may be qualified by the package of an imported schema (`common.Location`).
+list<u8>, list<u32>, list<u64> (strided), list<Struct> (framed: each element a complete
+message) and strided<Struct> (a list of an all-inline struct: elements back to back,
+`size` bytes each). An enum is given as its representation (u8, u16, u32): zap-proto has
+no enums. Struct names may be qualified by the package of an imported schema
+(`common.Location`).
 """
 
 import json
@@ -16,6 +18,9 @@ import struct
 import sys
 
 from zap import wire
+
+# The scalar lists zap-proto's list builder and reader support: element width, suffix.
+SCALAR_LISTS = {"list<u8>": (1, "uint8"), "list<u32>": (4, "uint32"), "list<u64>": (8, "uint64")}
 
 SCALARS = {
     "bool": ("bool", "set_bool"), "u8": ("uint8", "set_uint8"), "u16": ("uint16", "set_uint16"),
@@ -66,11 +71,12 @@ def build_struct(b, layout, name, value):
             ob.set_bytes(off, unhex(v))
         elif t.startswith("bytes_fixed["):
             ob.set_bytes_fixed(off, unhex(v))
-        elif t == "list<u32>":
+        elif t in SCALAR_LISTS:
             if v:
-                lb = b.start_list(4)
+                width, suffix = SCALAR_LISTS[t]
+                lb = b.start_list(width)
                 for x in v:
-                    lb.add_uint32(x)
+                    getattr(lb, "add_" + suffix)(x)
                 start, count = lb.finish()
                 ob.set_list(off, start, count)
         elif t.startswith("strided<"):
@@ -110,9 +116,9 @@ def read_struct(layout, name, obj):
             out[key] = "0x" + obj.bytes(off).hex()
         elif t.startswith("bytes_fixed["):
             out[key] = "0x" + obj.bytes_fixed(off, int(t[12:-1])).hex()
-        elif t == "list<u32>":
-            lst = obj.list(off)
-            out[key] = [lst.uint32(i) for i in range(len(lst))]
+        elif t in SCALAR_LISTS:
+            lst, suffix = obj.list(off), SCALAR_LISTS[t][1]
+            out[key] = [getattr(lst, suffix)(i) for i in range(len(lst))]
         elif t.startswith("strided<"):
             elem = t[8:-1]
             size, lst = layout["structs"][elem]["size"], obj.list(off)

@@ -20,6 +20,14 @@ pub mod common {
 pub mod docs {
     zap_runtime::include_schema!("docs");
 }
+/// Generated from `schemas/enums.zap`.
+pub mod enums {
+    zap_runtime::include_schema!("enums");
+}
+/// Generated from `schemas/enums_indent.zap`.
+pub mod enums_indent {
+    zap_runtime::include_schema!("enums_indent");
+}
 /// Generated from `schemas/evolution.zap`.
 pub mod evolution {
     zap_runtime::include_schema!("evolution");

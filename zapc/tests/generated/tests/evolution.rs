@@ -255,3 +255,25 @@ fn deprecated_fields_are_on_the_wire_and_in_json() {
         .to_value();
     assert_eq!(read, legacy);
 }
+
+#[test]
+fn json_rpc_names_reach_the_explicit_ordinals() {
+    use futures_executor::block_on;
+    type Svc = evolution::LedgerService<Ledger>;
+    let svc = Svc::new(Ledger);
+    let list = Svc::method_by_json_name("ledger_list").unwrap();
+    assert_eq!((list.ordinal, list.positional), (7, &["limit"][..]));
+    let raw: Box<serde_json::value::RawValue> = serde_json::from_str("[2]").unwrap();
+    let mut req = zap_runtime::Builder::new();
+    (list.params_to_wire)(Some(&raw), list.positional, &mut req).unwrap();
+    let mut out = zap_runtime::Builder::new();
+    block_on(svc.call(list.ordinal, req.as_bytes(), &mut out)).unwrap();
+    let mut json = Vec::new();
+    (list.result_to_json)(out.as_bytes(), list.result_field, &mut json).unwrap();
+    let page: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(page["accounts"][1]["n"], "old-1", "{page}");
+    assert_eq!(page["total"], 2, "deprecated, still in JSON: {page}");
+
+    let legacy = Svc::method_by_json_name("ledger_lookupLegacy").unwrap();
+    assert_eq!((legacy.ordinal, legacy.name), (4, "lookup"));
+}

@@ -4,7 +4,7 @@
 
 use futures_executor::block_on;
 use zap_runtime::{CallError, Local, ZapStruct};
-use zapc_generated_tests::common::{Location, Note};
+use zapc_generated_tests::common::{Location, Note, Severity};
 use zapc_generated_tests::imports::{Report, ReportReader, Reports, ReportsClient, ReportsService};
 
 fn report() -> Report {
@@ -17,15 +17,18 @@ fn report() -> Report {
                 text: "first".into(),
                 at: Some(Box::new(at(1, 2))),
                 digest: [0xab; 32],
+                level: Severity::Warning,
             },
             Note {
                 text: "second, without a place".into(),
                 at: None,
                 digest: [0; 32],
+                level: Severity::Unknown(9),
             },
         ],
         corners: vec![at(0, 0), at(9, 80)],
         digest: [0x11; 32],
+        worst: Severity::Error,
     }
 }
 
@@ -40,6 +43,10 @@ fn an_imported_type_reads_back_through_the_reader_and_the_owned_type() {
     let notes: Vec<String> = r.notes().map(|n| n.text().to_owned()).collect();
     assert_eq!(notes, ["first", "second, without a place"]);
     assert_eq!(r.corners().nth(1).unwrap().column(), 80);
+    // An imported enum: its integer on the wire, read back as the enum, unknown kept.
+    assert_eq!(r.worst(), Severity::Error);
+    let levels: Vec<Severity> = r.notes().map(|n| n.level()).collect();
+    assert_eq!(levels, [Severity::Warning, Severity::Unknown(9)]);
     assert_eq!(Report::decode(&wire).unwrap(), value);
 }
 
@@ -59,6 +66,9 @@ fn json_uses_the_imported_mapping() {
     assert_eq!(json["where"], serde_json::json!({"line": 3, "column": 14}));
     assert_eq!(json["notes"][0]["at"]["column"], 2);
     assert_eq!(json["notes"][1]["at"], serde_json::Value::Null);
+    assert_eq!(json["worst"], "Error");
+    assert_eq!(json["notes"][0]["level"], "Warning");
+    assert_eq!(json["notes"][1]["level"], 9);
     let back: Report = serde_json::from_value(json).unwrap();
     assert_eq!(back, report());
 }

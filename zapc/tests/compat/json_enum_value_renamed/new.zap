@@ -1,0 +1,16 @@
+# Green is renamed Lime: same number, other JSON name.
+enum Color : u8 {
+    Red = 0
+    Lime = 1
+    Blue = 2
+}
+
+struct Pixel {
+    X u16 @0
+    Color Color @2
+    Palette list<Color> @8
+}
+
+interface Paint {
+    paint(req: Pixel) returns (resp: Pixel)
+}

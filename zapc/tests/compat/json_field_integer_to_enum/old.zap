@@ -1,0 +1,16 @@
+# A u8 field becomes the enum: same byte, JSON shows the name.
+enum Color : u8 {
+    Red = 0
+    Green = 1
+    Blue = 2
+}
+
+struct Pixel {
+    X u16 @0
+    Color u8 @2
+    Palette list<Color> @8
+}
+
+interface Paint {
+    paint(req: Pixel) returns (resp: Pixel)
+}

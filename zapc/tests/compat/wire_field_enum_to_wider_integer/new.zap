@@ -1,0 +1,16 @@
+# The enum field becomes a u16: two bytes where old peers read one.
+enum Color : u8 {
+    Red = 0
+    Green = 1
+    Blue = 2
+}
+
+struct Pixel {
+    X u16 @0
+    Color u16 @2
+    Palette list<Color> @8
+}
+
+interface Paint {
+    paint(req: Pixel) returns (resp: Pixel)
+}

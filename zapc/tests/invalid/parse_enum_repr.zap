@@ -1,0 +1,3 @@
+enum Color {
+    Red = 0
+}

@@ -1,0 +1,3 @@
+enum Color : u8 {
+    Red 0
+}
