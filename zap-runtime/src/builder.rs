@@ -367,6 +367,19 @@ impl Builder {
         &self.buf
     }
 
+    /// Take the buffer out (a finished message), leaving the builder ready with a new
+    /// buffer of the same capacity: one allocation, where growing an empty one back to
+    /// that size would reallocate (and copy) at every doubling. For a builder that is
+    /// reused for messages of a similar size (a server connection's, after a large
+    /// answer it sends from its own buffer).
+    #[cfg(feature = "server")]
+    pub(crate) fn take_bytes_keeping_capacity(&mut self) -> Vec<u8> {
+        let capacity = self.buf.capacity();
+        let out = core::mem::replace(&mut self.buf, Vec::with_capacity(capacity));
+        self.clear();
+        out
+    }
+
     /// Take the buffer out (a finished message), leaving the builder empty and ready.
     pub fn take_bytes(&mut self) -> Vec<u8> {
         let out = core::mem::take(&mut self.buf);

@@ -364,7 +364,7 @@ async fn answer<S: Service>(
     };
     if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
         // A large answer: its builder buffer goes out as it is, after the headers.
-        let body = Bytes::from(out.take_bytes());
+        let body = Bytes::from(out.take_bytes_keeping_capacity());
         results.record_ok(req.promise_id, &body);
         put_response_shared(write, req.promise_id, body);
         return;

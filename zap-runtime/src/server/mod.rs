@@ -89,9 +89,12 @@ use crate::frame::node::{NodeId, NODE_DEFAULT_MAX_FRAME};
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::{Authorizer, Service};
 
-/// The default [`ServerConfig::vectored_write_min`]: 16 KiB. Below it, copying the
-/// answer into the write buffer and writing once costs less than a second slice (and
-/// the builder buffer given away with it); see the echo benchmark in the README.
+/// The default [`ServerConfig::vectored_write_min`]: 16 KiB. An answer sent from its
+/// own buffer costs the connection's builder that buffer (it gets a new one of the same
+/// capacity), and below 16 KiB the copy fits the write buffer as it starts; the echo
+/// benchmark (README, "What owning and vectored writes measure") found no throughput
+/// difference beyond its noise at 4 to 64 KiB, so this is a judgement, not a measured
+/// optimum.
 pub const DEFAULT_VECTORED_WRITE_MIN: usize = 16 << 10;
 
 /// Limits and timeouts of a server. Every field has a sane default.
