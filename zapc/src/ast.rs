@@ -62,6 +62,16 @@ pub enum Declaration {
     Interface(InterfaceDecl),
     Enum(EnumDecl),
     Const(ConstDecl),
+    Import(ImportDecl),
+}
+
+/// `import "common.zap"`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportDecl {
+    /// The path as written, without the quotes.
+    pub path: String,
+    /// The quoted path, quotes included.
+    pub span: Span,
 }
 
 /// `package NAME`.
@@ -378,6 +388,14 @@ impl SchemaFile {
     pub fn consts(&self) -> impl Iterator<Item = &ConstDecl> {
         self.declarations.iter().filter_map(|d| match d {
             Declaration::Const(c) => Some(c),
+            _ => None,
+        })
+    }
+
+    /// Every import, in order.
+    pub fn imports(&self) -> impl Iterator<Item = &ImportDecl> {
+        self.declarations.iter().filter_map(|d| match d {
+            Declaration::Import(i) => Some(i),
             _ => None,
         })
     }

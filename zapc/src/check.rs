@@ -10,6 +10,7 @@ mod consts;
 mod duplicates;
 pub mod enums;
 mod evolution;
+mod imports;
 mod indentation;
 mod json;
 mod lists;
@@ -27,8 +28,11 @@ pub use consts::rust_name as const_rust_name;
 pub(crate) use evolution::method_ordinal;
 pub(crate) use json::{field_json, method_json};
 
+use std::collections::HashMap;
+
 use crate::ast::{SchemaFile, TypeExpr, TypeKind};
 use crate::diag::Diagnostic;
+use crate::ir::ListShape;
 use crate::layout::SlotTable;
 use crate::resolve::Symbols;
 
@@ -38,17 +42,34 @@ pub struct Context<'a> {
     pub file: &'a SchemaFile,
     pub symbols: Symbols<'a>,
     pub slots: SlotTable,
+    /// The packages this file imports directly: the ones it may name in `pkg.Type`.
+    pub imported_packages: Vec<String>,
+    /// Size and list shape of every imported struct, by qualified name.
+    pub imported_shapes: HashMap<String, (u32, ListShape)>,
 }
 
 impl<'a> Context<'a> {
     /// Resolve the names of `file` and place its slots.
     pub fn new(file: &'a SchemaFile) -> Self {
-        let symbols = Symbols::collect(file);
+        Context::with_imports(file, &[], Vec::new(), HashMap::new())
+    }
+
+    /// [`Context::new`] for a file with imports: `imported` are the imported files (all of
+    /// them, transitively), with every name they declare qualified by their package.
+    pub fn with_imports(
+        file: &'a SchemaFile,
+        imported: &[&'a SchemaFile],
+        imported_packages: Vec<String>,
+        imported_shapes: HashMap<String, (u32, ListShape)>,
+    ) -> Self {
+        let symbols = Symbols::collect_with_imports(file, imported);
         let slots = SlotTable::place(file, &symbols);
         Context {
             file,
             symbols,
             slots,
+            imported_packages,
+            imported_shapes,
         }
     }
 }
@@ -65,6 +86,7 @@ const RULES: &[Rule] = &[
     duplicates::duplicate_methods,
     names::builtin_names_redeclared,
     types::unknown_types,
+    imports::qualified_type_names,
     alias_cycles::alias_cycles,
     bytes_fixed::empty_or_oversized_bytes_fixed,
     pointers::ptr_outside_list,

@@ -143,6 +143,16 @@ pub fn compare(old: &Schema, new: &Schema) -> Vec<Change> {
         }
     }
     cx.enums();
+    // Structs of imported files, kept under their qualified names (`common.Point`): their
+    // changes reach this file's messages. (A removed or renamed one shows up where this
+    // file uses it.)
+    for old_struct in old.imports.iter().flat_map(|i| &i.structs) {
+        if let Some(new_struct) = new.struct_named(&old_struct.name) {
+            if old_struct != new_struct {
+                cx.structure(old_struct, new_struct);
+            }
+        }
+    }
     cx.interfaces();
     cx.constants();
     cx.changes
@@ -253,6 +263,28 @@ impl Comparison<'_> {
                 && !self.renamed_structs.contains(&s.name)
                 && same_struct(self.old, name, self.new, &s.name, &mut Vec::new())
         });
+        // A struct moved into an imported file (`common.Point`), layout kept: the same.
+        let moved = self
+            .new
+            .imports
+            .iter()
+            .flat_map(|i| &i.structs)
+            .filter(|s| self.old.struct_named(&s.name).is_none())
+            .filter(|s| same_struct(self.old, name, self.new, &s.name, &mut Vec::new()))
+            .min_by_key(|s| s.name.split_once('.').map(|(_, local)| local) != Some(name.as_str()));
+        if let Some(moved) = moved {
+            self.push(
+                Class::Safe,
+                format!(
+                    "struct `{name}` moved to an imported file as `{}`: same layout, and struct \
+                     names are not on the wire (generated type paths change)",
+                    moved.name
+                ),
+                Side::Old,
+                Item::Struct(name.clone()),
+            );
+            return;
+        }
         if let Some(new_struct) = renamed {
             self.renamed_structs.insert(new_struct.name.clone());
             self.push(
@@ -1194,6 +1226,19 @@ pub struct Version {
 }
 
 impl Version {
+    /// [`Version::load`] for a file with imports, read relative to `dir` (from the file
+    /// system, also when `text` comes from git).
+    pub fn load_in(name: &str, text: &str, dir: &std::path::Path) -> Result<Version, Diagnostics> {
+        let schema = crate::frontend::load_str_in(name, text, dir)?;
+        let file = parse::parse(text).map_err(|error| Diagnostics::new(name, text, vec![error]))?;
+        Ok(Version {
+            name: name.to_owned(),
+            text: text.to_owned(),
+            file,
+            schema,
+        })
+    }
+
     /// Parse, check and lay out `text`, keeping what [`render`] needs.
     pub fn load(name: &str, text: &str) -> Result<Version, Diagnostics> {
         let fail = |errors| Diagnostics::new(name, text, errors);
@@ -1226,6 +1271,7 @@ impl Version {
                 interfaces: Vec::new(),
                 enums: Vec::new(),
                 consts: Vec::new(),
+                imports: Vec::new(),
             },
         }
     }
@@ -1281,7 +1327,36 @@ impl Version {
                 .and_then(|i| i.reserved.iter().find(|n| n.as_u32() == Some(*ordinal)))
                 .map(|n| n.span.start.saturating_sub(1)..n.span.end),
         };
-        found.unwrap_or(0..0)
+        found.or_else(|| self.import_span(item)).unwrap_or(0..0)
+    }
+
+    /// For a struct of an imported file (`common.Point`): the `import` that brings its
+    /// file, or the first import.
+    fn import_span(&self, item: &Item) -> Option<Span> {
+        let structure = match item {
+            Item::Struct(name)
+            | Item::Field {
+                structure: name, ..
+            } => name,
+            _ => return None,
+        };
+        let (package, _) = structure.split_once('.')?;
+        let source = self
+            .schema
+            .imports
+            .iter()
+            .find(|i| i.package.as_deref() == Some(package))
+            .map(|i| std::path::Path::new(&i.source_name).to_path_buf());
+        let mut imports = self.file.imports();
+        let first = self.file.imports().next().map(|i| i.span.clone());
+        imports
+            .find(|i| {
+                source
+                    .as_ref()
+                    .is_some_and(|s| s.file_name() == std::path::Path::new(&i.path).file_name())
+            })
+            .map(|i| i.span.clone())
+            .or(first)
     }
 }
 

@@ -33,6 +33,14 @@ pub enum GenerateError {
         a: PathBuf,
         b: PathBuf,
     },
+    /// An imported file's module would not be named after its package, so the
+    /// `super::<package>::Type` paths of its importers would not find it.
+    #[error("{path} declares package `{package}`, but its generated module is `{module}`: an imported file must be named after its package (`{package}.zap`)")]
+    ImportedModule {
+        path: PathBuf,
+        package: String,
+        module: String,
+    },
     /// Writing a generated file failed.
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: io::Error },
@@ -97,8 +105,9 @@ impl Config {
         }
     }
 
-    /// Generate `<stem>.rs` for every schema (plus a `mod.rs` declaring them), writing a
-    /// file only when its content changed.
+    /// Generate `<stem>.rs` for every schema and every file they import (plus a `mod.rs`
+    /// declaring them all as sibling modules, so `super::common::Kind` finds an imported
+    /// type), writing a file only when its content changed.
     pub fn compile(&self, schemas: &[impl AsRef<Path>]) -> Result<Generated, GenerateError> {
         let out_dir = match &self.out_dir {
             Some(dir) => dir.clone(),
@@ -112,13 +121,38 @@ impl Config {
         })?;
         let mut result = Generated::default();
         let mut modules: Vec<(String, PathBuf)> = Vec::new();
-        for path in schemas {
-            let path = path.as_ref();
+        // The files given, then the files they import (each once).
+        let mut queue: Vec<PathBuf> = schemas.iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let mut seen: Vec<PathBuf> = Vec::new();
+        let mut next = 0;
+        while next < queue.len() {
+            let path = queue[next].clone();
+            next += 1;
+            let path = path.as_path();
+            let identity = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+            if seen.contains(&identity) {
+                continue;
+            }
+            seen.push(identity);
             if self.emit_rerun {
                 println!("cargo:rerun-if-changed={}", path.display());
             }
             let schema = load_file(path)?;
             let module = module_name(path);
+            // Importers name an imported file's module after its package.
+            for import in &schema.imports {
+                let imported = PathBuf::from(&import.source_name);
+                let package = import.package.clone().unwrap_or_default();
+                let module = module_name(&imported);
+                if module_name(Path::new(&format!("{package}.zap"))) != module {
+                    return Err(GenerateError::ImportedModule {
+                        path: imported,
+                        package,
+                        module,
+                    });
+                }
+                queue.push(imported);
+            }
             if let Some((_, other)) = modules.iter().find(|(m, _)| *m == module) {
                 return Err(GenerateError::DuplicateModule {
                     module,

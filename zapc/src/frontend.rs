@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::diag::Diagnostics;
-use crate::{check, ir, lower, parse};
+use crate::imports::Loader;
+use crate::ir;
 
 /// Why a schema file could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -16,29 +17,62 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
-    /// The file was read but is not a valid schema.
+    /// The file, or a file it imports, was read but is not a valid schema. The
+    /// diagnostics name the file they are about.
     #[error("{0}")]
     Invalid(#[from] Diagnostics),
 }
 
 /// Parse, check and lay out `text`. `source_name` names the text in diagnostics and in
-/// [`ir::Schema::source_name`]. Returns every error found, never panics.
+/// [`ir::Schema::source_name`]. Reads no file: an `import` is an error here (use
+/// [`load_str_in`] or [`load_file`]), so untrusted text cannot make the compiler read
+/// files. Returns every error found, never panics.
 pub fn load_str(source_name: &str, text: &str) -> Result<ir::Schema, Diagnostics> {
-    let fail = |errors| Diagnostics::new(source_name, text, errors);
-    let file = parse::parse(text).map_err(|error| fail(vec![error]))?;
-    let cx = check::Context::new(&file);
-    let errors = check::check(&cx);
-    if !errors.is_empty() {
-        return Err(fail(errors));
-    }
-    lower::lower(source_name, &cx).map_err(|error| fail(vec![error]))
+    load_text(source_name, text, Path::new("."), false)
 }
 
-/// Read `path` and [`load_str`] it, naming it in diagnostics as the path was given.
+/// [`load_str`] with the imports read relative to `dir`. An error in an imported file is
+/// returned as that file's diagnostics.
+pub fn load_str_in(source_name: &str, text: &str, dir: &Path) -> Result<ir::Schema, Diagnostics> {
+    load_text(source_name, text, dir, true)
+}
+
+fn load_text(
+    source_name: &str,
+    text: &str,
+    dir: &Path,
+    read_imports: bool,
+) -> Result<ir::Schema, Diagnostics> {
+    match Loader::new(read_imports).load(source_name, text, dir, None) {
+        Ok(schema) => Ok(schema),
+        Err(LoadError::Invalid(errors)) => Err(errors),
+        // Only files read for imports can fail to be read, and those failures are
+        // diagnostics at the `import`.
+        Err(error @ LoadError::Io { .. }) => Err(Diagnostics::new(
+            source_name,
+            text,
+            vec![crate::diag::Diagnostic::error(
+                error.to_string(),
+                0..0,
+                "here",
+            )],
+        )),
+    }
+}
+
+/// Read `path` and load it with the files it imports (relative to its directory), naming
+/// it in diagnostics as the path was given.
 pub fn load_file(path: &Path) -> Result<ir::Schema, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
         path: path.to_owned(),
         source,
     })?;
-    Ok(load_str(&path.display().to_string(), &text)?)
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let canonical = std::fs::canonicalize(path).ok();
+    Loader::new(true).load(&path.display().to_string(), &text, dir, canonical)
 }

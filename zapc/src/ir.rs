@@ -23,17 +23,52 @@ pub struct Schema {
     pub enums: Vec<Enum>,
     /// Constants (`const NAME: Type = value`) in declaration order; never on the wire.
     pub consts: Vec<Const>,
+    /// Every file this one imports, directly or through another import, checked and laid
+    /// out, dependencies first. In them every struct name is qualified by its package
+    /// (`common.Kind`, and so are the struct types of their fields), so a qualified name
+    /// means the same everywhere. Their interfaces are left out.
+    pub imports: Vec<Schema>,
 }
 
 impl Schema {
-    /// Look a struct up by its schema name.
+    /// Look a struct up by its schema name: a struct of this file (`Kind`) or, by its
+    /// qualified name, of an imported one (`common.Kind`).
     pub fn struct_named(&self, name: &str) -> Option<&Struct> {
+        if name.contains('.') {
+            return self
+                .imports
+                .iter()
+                .flat_map(|i| &i.structs)
+                .find(|s| s.name == name);
+        }
         self.structs.iter().find(|s| s.name == name)
     }
 
-    /// Look an enum up by its schema name.
+    /// Look an enum up by its schema name: an enum of this file (`Color`) or, by its
+    /// qualified name, of an imported one (`common.Color`).
     pub fn enum_named(&self, name: &str) -> Option<&Enum> {
+        if name.contains('.') {
+            return self
+                .imports
+                .iter()
+                .flat_map(|i| &i.enums)
+                .find(|e| e.name == name);
+        }
         self.enums.iter().find(|e| e.name == name)
+    }
+
+    /// This file's enums, then those of every imported file (qualified names).
+    pub fn all_enums(&self) -> impl Iterator<Item = &Enum> {
+        self.enums
+            .iter()
+            .chain(self.imports.iter().flat_map(|i| &i.enums))
+    }
+
+    /// This file's structs, then those of every imported file (qualified names).
+    pub fn all_structs(&self) -> impl Iterator<Item = &Struct> {
+        self.structs
+            .iter()
+            .chain(self.imports.iter().flat_map(|i| &i.structs))
     }
 }
 
@@ -75,6 +110,11 @@ pub struct EnumValue {
     pub name: String,
     pub doc: Vec<String>,
     pub value: u32,
+}
+
+/// The package and the name of a qualified type name (`common.Kind`), if it is one.
+pub fn split_qualified(name: &str) -> Option<(&str, &str)> {
+    name.split_once('.')
 }
 
 /// A struct with every field at its final byte offset.

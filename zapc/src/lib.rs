@@ -21,6 +21,7 @@ mod config;
 pub mod diag;
 pub mod fmt;
 pub mod frontend;
+mod imports;
 pub mod layout;
 pub mod lower;
 pub mod openrpc;
@@ -29,4 +30,4 @@ pub mod resolve;
 
 pub use config::{module_name, Config, GenerateError, Generated};
 pub use diag::{Diagnostic, Diagnostics};
-pub use frontend::{load_file, load_str, LoadError};
+pub use frontend::{load_file, load_str, load_str_in, LoadError};

@@ -39,6 +39,7 @@ pub fn lower(source_name: &str, cx: &Context<'_>) -> Result<ir::Schema, Diagnost
             .consts()
             .map(|c| lowering.constant(c))
             .collect::<Result<_, _>>()?,
+        imports: Vec::new(),
     })
 }
 
@@ -91,6 +92,9 @@ impl StructShapes {
             by_name
                 .entry(decl.name.text.clone())
                 .or_insert((size, shape));
+        }
+        for (name, size_and_shape) in &cx.imported_shapes {
+            by_name.entry(name.clone()).or_insert(*size_and_shape);
         }
         Ok(StructShapes { by_name })
     }

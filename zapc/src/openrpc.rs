@@ -61,16 +61,11 @@ fn build(schema: &ir::Schema) -> Json {
         .iter()
         .flat_map(|i| i.methods.iter().map(move |m| method(schema, i, m)))
         .collect();
+    // Imported structs are named by their qualified names (`common.Kind`).
     let components = schema
-        .structs
-        .iter()
+        .all_structs()
         .map(|s| (s.name.clone(), struct_schema(s)))
-        .chain(
-            schema
-                .enums
-                .iter()
-                .map(|e| (e.name.clone(), enum_schema(e))),
-        )
+        .chain(schema.all_enums().map(|e| (e.name.clone(), enum_schema(e))))
         .collect();
     Json::obj()
         .with("openrpc", OPENRPC_VERSION)

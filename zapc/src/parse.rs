@@ -6,6 +6,8 @@
 //! - Top level, one declaration per line (blank and `#` comment lines anywhere):
 //!   `package NAME`, `type NAME = TYPE`, `const NAME: TYPE = VALUE`, `struct NAME BLOCK`,
 //!   `interface NAME BLOCK`, `enum NAME : REPR BLOCK` (a BLOCK of `Value = N` items).
+//! - `import "PATH"` (top level), and type names qualified by the package of an imported
+//!   file, `common.Kind` (resolved by `crate::imports`).
 //! - A BLOCK is either braces (`{` on the header line; items separated by line breaks
 //!   or just spaces, so `struct G { A u32 @0  B text @8 }` fits on one line), or the
 //!   whitespace form: nothing after the header, then one item per indented line. Blank and
@@ -40,8 +42,8 @@ use pest::Parser as _;
 
 use crate::ast::{
     AliasDecl, Bits, ConstDecl, ConstLiteral, Declaration, EnumDecl, EnumValueDecl, FieldDecl,
-    Ident, Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number, OptionValue,
-    PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
+    Ident, ImportDecl, Indentation, InterfaceDecl, JsonOption, JsonOptions, MethodDecl, Number,
+    OptionValue, PackageDecl, ParamDecl, SchemaFile, Span, StructDecl, TypeExpr, TypeKind,
 };
 use crate::diag::Diagnostic;
 
@@ -122,6 +124,7 @@ impl<'s> TreeBuilder<'s> {
                 Rule::alias_decl => Declaration::Alias(self.alias(pair)?),
                 Rule::struct_decl => Declaration::Struct(self.structure(pair)?),
                 Rule::interface_decl => Declaration::Interface(self.interface(pair)?),
+                Rule::import_decl => Declaration::Import(import(&pair)?),
                 Rule::enum_decl => Declaration::Enum(self.enumeration(pair)?),
                 Rule::const_decl => Declaration::Const(self.constant(pair)?),
                 _ => continue,
@@ -286,6 +289,15 @@ impl<'s> TreeBuilder<'s> {
             });
         }
     }
+}
+
+fn import(pair: &Pair<'_, Rule>) -> Built<ImportDecl> {
+    let path = child(pair, Rule::import_path)?;
+    let quoted = path.as_str();
+    Ok(ImportDecl {
+        path: quoted[1..quoted.len() - 1].to_owned(),
+        span: span_of(&path),
+    })
 }
 
 /// The error for a trailing part written after one that must follow it.

@@ -89,6 +89,23 @@ impl<'a> Symbols<'a> {
         Symbols { by_name }
     }
 
+    /// [`Symbols::collect`], plus the declarations of imported files, whose names (and the
+    /// names they use) are already qualified by their package (`common.Kind`).
+    pub fn collect_with_imports(file: &'a SchemaFile, imported: &[&'a SchemaFile]) -> Self {
+        let mut symbols = Symbols::collect(file);
+        for other in imported {
+            for (name, symbol) in Symbols::collect(other).by_name {
+                symbols.by_name.entry(name).or_insert(symbol);
+            }
+        }
+        symbols
+    }
+
+    /// The declared names, imported ones (qualified) included.
+    pub fn names(&self) -> impl Iterator<Item = &'a str> + '_ {
+        self.by_name.keys().copied()
+    }
+
     /// The declaration of `name`, if any.
     pub fn get(&self, name: &str) -> Option<Symbol<'a>> {
         self.by_name.get(name).copied()

@@ -5,12 +5,13 @@
 use std::path::Path;
 
 use zapc::codegen::{format_tokens, render, Options};
-use zapc::load_str;
+use zapc::{load_str, load_str_in};
 
 fn generate(path: &Path) -> String {
     let text = std::fs::read_to_string(path).unwrap();
     let name = format!("schemas/{}", path.file_name().unwrap().to_string_lossy());
-    let schema = load_str(&name, &text).unwrap_or_else(|e| panic!("{}", e.render()));
+    let schema = load_str_in(&name, &text, path.parent().unwrap())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
     render(&schema, &Options::default())
 }
 
@@ -75,5 +76,54 @@ fn format_tokens_reports_what_does_not_parse() {
             struct A;
         )),
         "struct A;\n"
+    );
+}
+
+/// `Config::compile` follows imports: the imported file gets its own module, a sibling in
+/// `mod.rs`, which the importer's `super::common::...` paths name.
+#[test]
+fn config_generates_a_module_for_every_imported_file() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_imports");
+    let _ = std::fs::remove_dir_all(&out);
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas/imports.zap");
+    let done = zapc::Config::new()
+        .out_dir(&out)
+        .compile(&[&schema])
+        .unwrap();
+    let mut written: Vec<String> = done
+        .written
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["common.rs", "imports.rs", "mod.rs"]);
+    let module = std::fs::read_to_string(out.join("mod.rs")).unwrap();
+    assert!(
+        module.contains("pub mod imports;\npub mod common;\n"),
+        "{module}"
+    );
+    let code = std::fs::read_to_string(out.join("imports.rs")).unwrap();
+    assert!(
+        code.contains("::std::vec::Vec<super::common::Note>"),
+        "{code}"
+    );
+}
+
+/// An imported file whose module (its file name) is not its package cannot be named
+/// `super::<package>`: generation says so instead of writing code that does not compile.
+#[test]
+fn config_refuses_an_imported_file_not_named_after_its_package() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_imports_misnamed");
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid/imports/lib_middle.zap");
+    let error = zapc::Config::new()
+        .out_dir(&out)
+        .compile(&[&schema])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.ends_with(
+            "lib_common.zap declares package `common`, but its generated module is `lib_common`: an imported file must be named after its package (`common.zap`)"
+        ),
+        "{error}"
     );
 }

@@ -100,7 +100,7 @@ fn every_schema_is_compatible_with_itself() {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap();
-        let version = compat::Version::load("schema.zap", &text).unwrap();
+        let version = compat::Version::load_in("schema.zap", &text, &dir).unwrap();
         let changes = compat::compare(&version.schema, &version.schema);
         assert!(changes.is_empty(), "{}: {changes:?}", path.display());
         let shown = format!("schemas/{}", path.file_name().unwrap().to_string_lossy());

@@ -23,6 +23,28 @@ fn invalid() {
     });
 }
 
+/// The errors of a schema with imports, loaded from its file (imports are relative to it),
+/// naming every file by its path under `tests/`.
+fn render_invalid_import(path: &Path) -> String {
+    let name = format!(
+        "tests/invalid/imports/{}",
+        path.file_name().unwrap().to_string_lossy()
+    );
+    match zapc::load_file(Path::new(&name)) {
+        Ok(_) => panic!("{name} must be refused"),
+        Err(error) => error.to_string(),
+    }
+}
+
+/// Snapshots `diagnostics__invalid_imports@import_<case>.zap.snap`: each `import_*.zap`
+/// in `tests/invalid/imports/` with the `lib_*.zap` files it imports.
+#[test]
+fn invalid_imports() {
+    insta::glob!("invalid/imports/import_*.zap", |path| {
+        insta::assert_snapshot!(render_invalid_import(path));
+    });
+}
+
 #[test]
 fn the_corpus_is_large_enough() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/invalid");

@@ -5,10 +5,19 @@ use std::path::Path;
 
 use proptest::prelude::*;
 use zapc::fmt::{format, format_checked, Style};
-use zapc::load_str;
+use zapc::{load_str, load_str_in};
+
+fn schemas_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas")
+}
+
+/// The front end, with imports read from `schemas/`.
+fn load(name: &str, text: &str) -> Result<zapc::ir::Schema, zapc::Diagnostics> {
+    load_str_in(name, text, &schemas_dir())
+}
 
 fn checked(name: &str, text: &str, style: Style) -> String {
-    format_checked(name, text, style, load_str).unwrap_or_else(|e| panic!("{name}: {e}"))
+    format_checked(name, text, style, load).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Both styles keep the IR, are idempotent, and turn into each other.
@@ -26,15 +35,14 @@ fn assert_round_trips(name: &str, text: &str) {
         "{name}: --indent is not idempotent"
     );
     assert_eq!(
-        load_str(name, &checked(name, &indented, Style::Braces)).unwrap(),
-        load_str(name, text).unwrap(),
+        load(name, &checked(name, &indented, Style::Braces)).unwrap(),
+        load(name, text).unwrap(),
         "{name}: braces of the whitespace form"
     );
 }
 
 fn schema_files() -> Vec<std::path::PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
-    let mut files: Vec<_> = std::fs::read_dir(dir)
+    let mut files: Vec<_> = std::fs::read_dir(schemas_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "zap"))

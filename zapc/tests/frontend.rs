@@ -398,6 +398,29 @@ interface Eth {
     assert_eq!(get(&indented, "BaseTx").size, 44);
 }
 
+/// Text loaded on its own reads no file (it may be untrusted); with a directory, its
+/// imports are read from there and land in `Schema::imports`, qualified.
+#[test]
+fn text_alone_reads_no_imports() {
+    let text = "package p\nimport \"common.zap\"\n\nstruct A {\n    L common.Location @0\n}\n";
+    let errors = load_str("text.zap", text).unwrap_err().render();
+    assert!(
+        errors.contains("cannot import \"common.zap\" here: this schema was given as text"),
+        "{errors}"
+    );
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    let schema = zapc::load_str_in("text.zap", text, &dir).unwrap();
+    let imported: Vec<_> = schema
+        .imports
+        .iter()
+        .map(|i| i.package.as_deref())
+        .collect();
+    assert_eq!(imported, [Some("common")]);
+    let location = schema.struct_named("common.Location").unwrap();
+    assert_eq!((location.size, schema.structs[0].fields[0].width), (8, 4));
+    assert!(schema.struct_named("Location").is_none());
+}
+
 #[test]
 fn enums_are_inline_at_their_width() {
     let schema = schema_file("enums.zap");

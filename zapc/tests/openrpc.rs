@@ -12,7 +12,7 @@ use std::process::Stdio;
 use std::sync::OnceLock;
 
 use serde_json::{json, Value};
-use zapc::{load_str, openrpc};
+use zapc::openrpc;
 
 /// The validator's packages, pinned.
 const PACKAGES: [(&str, &str); 3] = [
@@ -37,8 +37,10 @@ fn schema_files() -> Vec<PathBuf> {
     files
 }
 
+/// The front end; imports are read from `schemas/`.
 fn load(name: &str, text: &str) -> zapc::ir::Schema {
-    load_str(name, text).unwrap_or_else(|e| panic!("{}", e.render()))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../schemas");
+    zapc::load_str_in(name, text, &dir).unwrap_or_else(|e| panic!("{}", e.render()))
 }
 
 fn document_of(path: &Path) -> String {

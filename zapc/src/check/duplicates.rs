@@ -16,7 +16,7 @@ pub(super) fn duplicate_declarations(cx: &Context<'_>, errors: &mut Vec<Diagnost
         Declaration::Interface(i) => Some((&i.name, "interface")),
         Declaration::Enum(e) => Some((&e.name, "enum")),
         Declaration::Const(c) => Some((&c.name, "constant")),
-        Declaration::Package(_) => None,
+        Declaration::Package(_) | Declaration::Import(_) => None,
     });
     let mut first_seen: HashMap<&str, (&Ident, &str)> = HashMap::new();
     for (name, kind) in named {

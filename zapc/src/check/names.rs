@@ -17,7 +17,7 @@ pub(super) fn builtin_names_redeclared(cx: &Context<'_>, errors: &mut Vec<Diagno
         Declaration::Interface(i) => Some(&i.name),
         Declaration::Enum(e) => Some(&e.name),
         // A constant is a value, not a type: it hides no type name.
-        Declaration::Package(_) | Declaration::Const(_) => None,
+        Declaration::Package(_) | Declaration::Const(_) | Declaration::Import(_) => None,
     });
     for name in names {
         let text = name.text.as_str();

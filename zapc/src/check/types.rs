@@ -16,7 +16,8 @@ pub(super) fn unknown_types(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
         let TypeKind::Named(name) = &ty.kind else {
             return;
         };
-        if BuiltinType::from_keyword(&name.text).is_some() {
+        // `pkg.Type`: the imports rule's business.
+        if BuiltinType::from_keyword(&name.text).is_some() || name.text.contains('.') {
             return;
         }
         let error = match symbols.get(&name.text) {
@@ -32,10 +33,25 @@ pub(super) fn unknown_types(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
                 name.span.clone(),
                 "not a built-in type, struct or alias",
             )
-            .with_hint(unknown_type_hint(&name.text, file)),
+            .with_hint(match imported_namesake(symbols, &name.text) {
+                Some(qualified) => format!(
+                    "did you mean `{qualified}`? a type of an imported file is named with its package"
+                ),
+                None => unknown_type_hint(&name.text, file),
+            }),
         };
         errors.push(error);
     });
+}
+
+/// An imported type named `name` in its package (`common.Kind` for `Kind`).
+fn imported_namesake<'a>(symbols: &crate::resolve::Symbols<'a>, name: &str) -> Option<&'a str> {
+    let mut found: Vec<&str> = symbols
+        .names()
+        .filter(|n| n.split_once('.').is_some_and(|(_, local)| local == name))
+        .collect();
+    found.sort_unstable();
+    found.first().copied()
 }
 
 /// Suggest the closest known type name, or list the built-in types.

@@ -112,14 +112,26 @@ fn with_package(mut empty: Version, other: &Version) -> Version {
     empty
 }
 
-fn load(name: &str, text: &str) -> Result<Version, String> {
-    Version::load(name, text).map_err(|diagnostics| diagnostics.render())
+/// Load an old version read from git; its imports are read from the working tree.
+fn load(name: &str, text: &str, dir: &Path) -> Result<Version, String> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    Version::load_in(name, text, dir).map_err(|diagnostics| diagnostics.render())
 }
 
 fn read(path: &Path) -> Result<Version, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    load(&path.display().to_string(), &text)
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    Version::load_in(
+        &path.display().to_string(),
+        &text,
+        dir.unwrap_or(Path::new(".")),
+    )
+    .map_err(|diagnostics| diagnostics.render())
 }
 
 /// The `.zap` files directly inside `dir`, by file name.
@@ -250,6 +262,7 @@ fn against(rev: &str, paths: &[PathBuf]) -> Result<Vec<Pair>, String> {
                     Some(f) => Some(load(
                         &format!("{rev}:{file_str}"),
                         &git(&["show", &at_rev(f)])?,
+                        path,
                     )?),
                     None => None,
                 };
@@ -264,7 +277,13 @@ fn against(rev: &str, paths: &[PathBuf]) -> Result<Vec<Pair>, String> {
                 ));
             }
             let old = old
-                .map(|text| load(&format!("{rev}:{shown}"), &text))
+                .map(|text| {
+                    load(
+                        &format!("{rev}:{shown}"),
+                        &text,
+                        path.parent().unwrap_or(Path::new(".")),
+                    )
+                })
                 .transpose()?;
             let new = path.exists().then(|| read(path)).transpose()?;
             pairs.push(Pair { old, new });

@@ -121,7 +121,13 @@ fn one(path: &Path, style: Option<Style>, check: bool) -> Outcome {
         }
     };
     let style = style.unwrap_or_else(|| Style::of_file(&text, Style::Braces));
-    let formatted = match format_checked(&name, &text, style, zapc::load_str) {
+    // Imports are read relative to the file (to the current directory for stdin).
+    let dir = path
+        .parent()
+        .filter(|d| !stdin && !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let load = |name: &str, text: &str| zapc::load_str_in(name, text, dir);
+    let formatted = match format_checked(&name, &text, style, load) {
         Ok(formatted) => formatted,
         Err(error) => {
             let mut message = error.to_string();

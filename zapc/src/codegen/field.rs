@@ -98,17 +98,11 @@ impl<'a> FieldGen<'a> {
     pub fn new(field: &'a Field, names: FieldNames, owner: &Ident, rt: &'a syn::Path) -> Self {
         let struct_ty = |name: &str| match &names.struct_ty {
             Some(ty) => ty.clone(),
-            None => {
-                let ident = names::type_ident(name);
-                quote!(#ident)
-            }
+            None => names::type_path(name),
         };
         let enum_ty = |name: &str| match &names.enum_ty {
             Some(ty) => ty.clone(),
-            None => {
-                let ident = names::type_ident(name);
-                quote!(#ident)
-            }
+            None => names::type_path(name),
         };
         let kind = Kind::of(&field.ty, &struct_ty, &enum_ty);
         let offset_const = names::offset_const(&names.snake);

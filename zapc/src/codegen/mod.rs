@@ -141,15 +141,15 @@ fn eq_hash_structs(schema: &Schema) -> HashSet<&str> {
             _ => None,
         }
     };
+    // Imported structs count too (their modules decide the same way).
     let mut ok: HashMap<&str, bool> = schema
-        .structs
-        .iter()
+        .all_structs()
         .map(|s| (s.name.as_str(), !s.fields.iter().any(|f| has_float(&f.ty))))
         .collect();
     // Propagate "not Eq" along struct references until nothing changes.
     loop {
         let mut changed = false;
-        for s in &schema.structs {
+        for s in schema.all_structs() {
             if !ok[s.name.as_str()] {
                 continue;
             }

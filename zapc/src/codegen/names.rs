@@ -1,7 +1,8 @@
 //! Rust and JSON names for schema names (spec: "Conventions this project adds").
 
 use heck::{ToShoutySnakeCase, ToSnakeCase};
-use proc_macro2::{Ident, Span};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
 
 /// Words that cannot be identifiers at all, not even raw (`r#self` is not allowed).
 const NOT_RAW: &[&str] = &["self", "Self", "super", "crate", "_"];
@@ -47,6 +48,36 @@ pub fn offset_const(name: &str) -> Ident {
 /// A struct's or interface's type identifier, kept as written (`BalanceRequest`).
 pub fn type_ident(name: &str) -> Ident {
     ident(name)
+}
+
+/// The Rust path of a struct named in a schema: `Kind`, or `super::common::Kind` for a
+/// type of an imported file (`common.Kind`), whose generated module is a sibling of this
+/// one named after its package.
+pub fn type_path(name: &str) -> TokenStream {
+    suffixed_path(name, "")
+}
+
+/// [`type_path`] with a suffix on the type: `super::common::KindReader`.
+pub fn suffixed_path(name: &str, suffix: &str) -> TokenStream {
+    match name.split_once('.') {
+        Some((package, local)) => {
+            let module = module_ident(package);
+            let ty = if suffix.is_empty() {
+                type_ident(local)
+            } else {
+                suffixed(local, suffix)
+            };
+            quote!(super::#module::#ty)
+        }
+        None if suffix.is_empty() => {
+            let ty = type_ident(name);
+            quote!(#ty)
+        }
+        None => {
+            let ty = suffixed(name, suffix);
+            quote!(#ty)
+        }
+    }
 }
 
 /// `FooReader`, `FooBuilder`, `EthService`, `EthClient`.

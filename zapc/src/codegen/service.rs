@@ -246,7 +246,7 @@ fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
 fn result_type(m: &Method) -> TokenStream {
     match &m.result {
         Some(p) => {
-            let t = names::type_ident(&p.ty);
+            let t = names::type_path(&p.ty);
             quote!(#t)
         }
         None => quote!(()),
@@ -259,13 +259,13 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     let result = result_type(m);
     let param = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-        let reader = names::suffixed(&p.ty, "Reader");
+        let reader = names::suffixed_path(&p.ty, "Reader");
         quote!(, #arg: #reader<'_>)
     });
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
     let owned = m.param.as_ref().map(|p| {
         let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-        let t = names::type_ident(&p.ty);
+        let t = names::type_path(&p.ty);
         let owned_name = owned_ident(m);
         let owned_doc = [
             format!(" `{}` with the request owned: the server calls this with the request", m.name),
@@ -308,7 +308,7 @@ fn method_info(
     let json_name = m.json_rpc_name(&iface.name);
     let (request, params_to_wire) = match &m.param {
         Some(p) => {
-            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            let (n, t) = (&p.ty, names::type_path(&p.ty));
             (
                 quote!(::core::option::Option::Some(#n)),
                 quote!(#rt::json::params_to_wire::<#t>),
@@ -346,7 +346,7 @@ fn method_info(
     };
     let (response, result_to_json) = match &m.result {
         Some(p) => {
-            let (n, t) = (&p.ty, names::type_ident(&p.ty));
+            let (n, t) = (&p.ty, names::type_path(&p.ty));
             (
                 quote!(::core::option::Option::Some(#n)),
                 quote!(#rt::json::result_to_json::<#t>),
@@ -384,7 +384,7 @@ fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream 
     let name = method_ident(m);
     let call = match &m.param {
         Some(p) => {
-            let reader = names::suffixed(&p.ty, "Reader");
+            let reader = names::suffixed_path(&p.ty, "Reader");
             let ty = &p.ty;
             quote! {
                 let req = match #reader::parse(payload) {
@@ -422,7 +422,7 @@ fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenS
     let v = variant(m);
     let pattern = quote!(::core::option::Option::Some(#method_enum::#v));
     let name = owned_ident(m);
-    let t = names::type_ident(&p.ty);
+    let t = names::type_path(&p.ty);
     let ty = &p.ty;
     let call = quote! {
         let req = match #rt::Owned::<#t>::from_bytes(payload) {
@@ -463,7 +463,7 @@ fn client_method(
     let (param, payload) = match &m.param {
         Some(p) => {
             let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-            let t = names::type_ident(&p.ty);
+            let t = names::type_path(&p.ty);
             (
                 quote!(, #arg: &#t),
                 quote! {

@@ -81,8 +81,8 @@ fn companions_of_schema_struct(
     let children: Vec<syn::Type> = schema_children(s)
         .into_iter()
         .map(|name| {
-            let ident = names::type_ident(name);
-            syn::parse_quote!(#ident)
+            let path = names::type_path(name);
+            syn::parse_quote!(#path)
         })
         .collect();
     let extra = Extra {

@@ -66,8 +66,9 @@ fn expected_phrase(rules: &[Rule]) -> String {
     }
 }
 
-const DECLARATION_KEYWORDS: [Rule; 6] = [
+const DECLARATION_KEYWORDS: [Rule; 7] = [
     Rule::kw_package,
+    Rule::kw_import,
     Rule::kw_type,
     Rule::kw_const,
     Rule::kw_struct,
@@ -100,6 +101,9 @@ fn describe(rule: Rule) -> &'static str {
         Rule::schema => "a schema",
         Rule::line_break => "a line break",
         Rule::package_decl => "a package declaration",
+        Rule::import_decl => "an import",
+        Rule::import_path => "a quoted file path like `\"common.zap\"`",
+        Rule::kw_import => "`import`",
         Rule::alias_decl => "a type alias",
         Rule::struct_decl => "a struct",
         Rule::interface_decl => "an interface",
@@ -176,7 +180,7 @@ fn describe(rule: Rule) -> &'static str {
         Rule::WHITESPACE | Rule::blank_line_rest => "a space",
         Rule::COMMENT => "a comment",
         Rule::declaration => {
-            "a declaration (`package`, `type`, `const`, `struct`, `interface` or `enum`)"
+            "a declaration (`package`, `import`, `type`, `const`, `struct`, `interface` or `enum`)"
         }
         Rule::end_of_declaration => "the end of the declaration",
         Rule::brace_fields | Rule::indented_fields => "fields",
@@ -188,7 +192,7 @@ fn describe(rule: Rule) -> &'static str {
 
 /// A one-line reminder of the syntax of what was expected, the most specific first.
 fn hint_for(rules: &[Rule]) -> Option<&'static str> {
-    const BY_PRIORITY: [(Rule, &str); 19] = [
+    const BY_PRIORITY: [(Rule, &str); 20] = [
         (Rule::repr_colon, "an enum is written `enum Name : u8 { A = 0  B = 1 }`"),
         (Rule::value_number, "an enum value is written `Name = N`, e.g. `Red = 0`"),
         (Rule::value_equals, "an enum value is written `Name = N`, e.g. `Red = 0`"),
@@ -207,7 +211,8 @@ fn hint_for(rules: &[Rule]) -> Option<&'static str> {
         (Rule::parameter, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::close_paren, "a method is written `name(req: Request) returns (resp: Response)`"),
         (Rule::field_name, "a field is written `Name Type [@Offset]`, e.g. `Id u64 @0`"),
-        (Rule::kw_struct, "a file is a sequence of `package`, `type`, `const`, `struct`, `interface` and `enum` declarations"),
+        (Rule::import_path, "an import is written `import \"other.zap\"`, a path relative to this file"),
+        (Rule::kw_struct, "a file is a sequence of `package`, `import`, `type`, `const`, `struct`, `interface` and `enum` declarations"),
     ];
     BY_PRIORITY
         .iter()

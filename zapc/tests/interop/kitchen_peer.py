@@ -6,11 +6,15 @@ stdin: {"mode": "build" | "read", "layout": {...}, "messages": [...]}
   build:  messages are JSON values in the schema's JSON mapping; prints their wire hex.
   read:   messages are wire hex; prints each read back into the JSON mapping.
 Types: bool u8..u64 i8..i64 f32 f64 text bytes bytes_fixed[N], a struct name (pointer),
-list<u8>, list<u32>, list<u64> (strided) and list<Struct> (framed: each element a complete
-message). An enum is given as its representation (u8, u16, u32): zap-proto has no enums.
+list<u8>, list<u32>, list<u64> (strided), list<Struct> (framed: each element a complete
+message) and strided<Struct> (a list of an all-inline struct: elements back to back,
+`size` bytes each). An enum is given as its representation (u8, u16, u32): zap-proto has
+no enums. Struct names may be qualified by the package of an imported schema
+(`common.Location`).
 """
 
 import json
+import struct
 import sys
 
 from zap import wire
@@ -24,6 +28,28 @@ SCALARS = {
     "i16": ("int16", "set_int16"), "i32": ("int32", "set_int32"), "i64": ("int64", "set_int64"),
     "f32": ("float32", "set_float32"), "f64": ("float64", "set_float64"),
 }
+
+
+PACK = {
+    "bool": "?", "u8": "B", "u16": "H", "u32": "I", "u64": "Q",
+    "i8": "b", "i16": "h", "i32": "i", "i64": "q", "f32": "f", "f64": "d",
+}
+
+
+def inline_bytes(layout, name, value):
+    """The fixed section of an all-inline struct, as a strided list element."""
+    st = layout["structs"][name]
+    out = bytearray(st["size"])
+    for f in st["fields"]:
+        t, off, v = f["type"], f["offset"], value.get(f["key"])
+        if v is None:
+            continue
+        if t in PACK:
+            struct.pack_into("<" + PACK[t], out, off, v)
+        else:  # bytes_fixed[N]
+            raw = unhex(v)
+            out[off : off + len(raw)] = raw
+    return bytes(out)
 
 
 def unhex(s):
@@ -53,6 +79,14 @@ def build_struct(b, layout, name, value):
                     getattr(lb, "add_" + suffix)(x)
                 start, count = lb.finish()
                 ob.set_list(off, start, count)
+        elif t.startswith("strided<"):
+            elem = t[8:-1]
+            if v:
+                lb = b.start_list(layout["structs"][elem]["size"])
+                for item in v:
+                    lb.add_bytes(inline_bytes(layout, elem, item))
+                start, _ = lb.finish()
+                ob.set_list(off, start, len(v))
         elif t.startswith("list<"):
             elem = t[5:-1]
             if v:
@@ -85,6 +119,10 @@ def read_struct(layout, name, obj):
         elif t in SCALAR_LISTS:
             lst, suffix = obj.list(off), SCALAR_LISTS[t][1]
             out[key] = [getattr(lst, suffix)(i) for i in range(len(lst))]
+        elif t.startswith("strided<"):
+            elem = t[8:-1]
+            size, lst = layout["structs"][elem]["size"], obj.list(off)
+            out[key] = [read_struct(layout, elem, lst.object(i, size)) for i in range(len(lst))]
         elif t.startswith("list<"):
             elem, items = t[5:-1], []
             obj.list(off).each(lambda i, o: items.append(read_struct(layout, elem, o)) or True)

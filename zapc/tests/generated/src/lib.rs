@@ -12,6 +12,10 @@
 pub mod aliases {
     zap_runtime::include_schema!("aliases");
 }
+/// Generated from `schemas/common.zap` (imported by `schemas/imports.zap`).
+pub mod common {
+    zap_runtime::include_schema!("common");
+}
 /// Generated from `schemas/docs.zap`.
 pub mod docs {
     zap_runtime::include_schema!("docs");
@@ -35,6 +39,11 @@ pub mod eth {
 /// Generated from `schemas/golden.zap`.
 pub mod golden {
     zap_runtime::include_schema!("golden");
+}
+/// Generated from `schemas/imports.zap`: its types of `common.zap` are
+/// `super::common::...`, the sibling module above.
+pub mod imports {
+    zap_runtime::include_schema!("imports");
 }
 /// Generated from `schemas/indent.zap`.
 pub mod indent {

@@ -1,0 +1,6 @@
+package draw
+import "common.zap"
+
+struct Shape {
+    Center common.Point @0
+}

@@ -1,0 +1,3 @@
+package root
+import "lib_common.zap"
+import "no_such_file.zap"

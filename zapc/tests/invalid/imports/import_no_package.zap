@@ -1,0 +1,2 @@
+package root
+import "lib_no_package.zap"

@@ -1,0 +1,3 @@
+package root
+import "lib_common.zap"
+import "lib_common_again.zap"

@@ -1,0 +1,5 @@
+package broken
+
+struct Shape {
+    Size u63 @0
+}

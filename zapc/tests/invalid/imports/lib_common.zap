@@ -1,0 +1,10 @@
+package common
+
+struct Point {
+    X u32 @0
+    Y u32 @4
+}
+
+interface Plotter {
+    plot(p: Point)
+}

@@ -1,0 +1,2 @@
+package cycle
+import "import_cycle.zap"

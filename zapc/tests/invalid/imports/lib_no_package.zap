@@ -1,0 +1,3 @@
+struct Orphan {
+    X u8 @0
+}
