@@ -184,19 +184,35 @@ impl<'s> TreeBuilder<'s> {
     }
 
     fn field(&self, pair: Pair<'_, Rule>) -> Built<FieldDecl> {
-        misplaced(&pair, "a field", "`Name Type @Offset deprecated json(...)`")?;
-        let offset = match find_child(&pair, Rule::offset) {
-            Some(offset) => Some(number(&child(&offset, Rule::offset_number)?)),
-            None => None,
-        };
+        // One pass over the parts (a schema is mostly fields: benches/check_rounds.py).
+        let (mut name, mut ty, mut offset, mut reserved, mut deprecated) =
+            (None, None, None, None, None);
+        for part in pair.clone().into_inner() {
+            match part.as_rule() {
+                Rule::misplaced_part => {
+                    return Err(misplaced_error(
+                        &part,
+                        "a field",
+                        "`Name Type @Offset deprecated json(...)`",
+                    ))
+                }
+                Rule::field_name => name = Some(ident(&part)),
+                Rule::type_expr => ty = Some(part),
+                Rule::offset => offset = Some(number(&child(&part, Rule::offset_number)?)),
+                Rule::kw_reserved => reserved = Some(span_of(&part)),
+                Rule::deprecation => deprecated = Some(span_of(&part)),
+                _ => {}
+            }
+        }
+        let missing = |what| internal_error(span_of(&pair), &format!("missing {what:?}"));
         Ok(FieldDecl {
             doc: doc_above(self.source, pair.as_span().start()),
-            name: ident(&child(&pair, Rule::field_name)?),
-            ty: type_expr(child(&pair, Rule::type_expr)?)?,
+            name: name.ok_or_else(|| missing(Rule::field_name))?,
+            ty: type_expr(ty.ok_or_else(|| missing(Rule::type_expr))?)?,
             offset,
             json: json_options(&pair)?,
-            reserved: find_child(&pair, Rule::kw_reserved).map(|k| span_of(&k)),
-            deprecated: find_child(&pair, Rule::deprecation).map(|d| span_of(&d)),
+            reserved,
+            deprecated,
         })
     }
 
@@ -302,16 +318,20 @@ fn import(pair: &Pair<'_, Rule>) -> Built<ImportDecl> {
 
 /// The error for a trailing part written after one that must follow it.
 fn misplaced(item: &Pair<'_, Rule>, what: &str, order: &str) -> Built<()> {
-    let Some(part) = find_child(item, Rule::misplaced_part) else {
-        return Ok(());
-    };
+    match find_child(item, Rule::misplaced_part) {
+        Some(part) => Err(misplaced_error(&part, what, order)),
+        None => Ok(()),
+    }
+}
+
+fn misplaced_error(part: &Pair<'_, Rule>, what: &str, order: &str) -> Diagnostic {
     let text = part.as_str().trim();
-    Err(Diagnostic::error(
+    Diagnostic::error(
         format!("`{text}` is out of place in {what}"),
-        span_of(&part),
+        span_of(part),
         "must come earlier",
     )
-    .with_hint(format!("the parts of {what} go in this order: {order}")))
+    .with_hint(format!("the parts of {what} go in this order: {order}"))
 }
 
 /// The `@N` of a method or of `reserved @N` (the digits).

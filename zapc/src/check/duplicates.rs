@@ -61,6 +61,12 @@ fn already_declared(name: &Ident, kind: &str, first: &Ident, first_kind: &str) -
 pub(super) fn duplicate_fields(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     for decl in file.structs() {
+        if !decl.fields.iter().any(|f| f.is_reserved()) {
+            // The common case: one map, as for methods.
+            let names = decl.fields.iter().map(|f| &f.name);
+            report_repeats(names, "field", &decl.name.text, errors);
+            continue;
+        }
         let mut first: HashMap<&str, bool> = HashMap::new();
         let mut plain = Vec::new();
         for field in &decl.fields {

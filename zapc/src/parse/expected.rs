@@ -183,6 +183,7 @@ fn describe(rule: Rule) -> &'static str {
             "a declaration (`package`, `import`, `type`, `const`, `struct`, `interface` or `enum`)"
         }
         Rule::end_of_declaration => "the end of the declaration",
+        Rule::item_end => "the end of the line",
         Rule::brace_fields | Rule::indented_fields => "fields",
         Rule::brace_methods | Rule::indented_methods => "methods",
         Rule::brace_values | Rule::indented_values => "enum values",
