@@ -396,6 +396,17 @@ fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream 
         }
         None => quote!(self.0.#name().await?),
     };
+    answer_arm(m, &pattern, &call, rt)
+}
+
+/// A dispatch arm: `call` runs the handler; its result is encoded into `out`, or the
+/// call answers empty for a method without a result.
+fn answer_arm(
+    m: &Method,
+    pattern: &TokenStream,
+    call: &TokenStream,
+    rt: &syn::Path,
+) -> TokenStream {
     match &m.result {
         Some(_) => quote! {
             #pattern => {
@@ -431,21 +442,7 @@ fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenS
         };
         self.0.#name(req).await?
     };
-    match &m.result {
-        Some(_) => quote! {
-            #pattern => {
-                let result = { #call };
-                #rt::ZapStruct::encode(&result, out)?;
-                ::core::result::Result::Ok(#rt::Reply::Message)
-            }
-        },
-        None => quote! {
-            #pattern => {
-                #call;
-                ::core::result::Result::Ok(#rt::Reply::Empty)
-            }
-        },
-    }
+    answer_arm(m, &pattern, &call, rt)
 }
 
 fn client_method(
