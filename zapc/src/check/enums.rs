@@ -53,12 +53,35 @@ pub(super) fn empty_enums(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     }
 }
 
-/// A value name used twice in one enum, or a value named `Unknown`.
+/// A value name used twice in one enum, two names that are one Rust variant, or a value
+/// named `Unknown`.
 pub(super) fn enum_value_names(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     for decl in cx.file.enums() {
         let mut first_seen: HashMap<&str, &EnumValueDecl> = HashMap::new();
+        // The generated variant of each value: `self` becomes `self_`, so a value named
+        // `self_` beside it would generate a Rust enum that does not compile.
+        let mut rust_names: HashMap<String, &EnumValueDecl> = HashMap::new();
         for value in &decl.values {
             let name = &value.name;
+            let rust = crate::codegen::names::type_ident(&name.text).to_string();
+            match rust_names.get(&rust) {
+                Some(first) if first.name.text != name.text => errors.push(
+                    Diagnostic::error(
+                        format!(
+                            "values `{}` and `{}` of enum `{}` are both the Rust variant `{rust}`",
+                            first.name.text, name.text, decl.name.text
+                        ),
+                        name.span.clone(),
+                        format!("generated as `{rust}`"),
+                    )
+                    .with_secondary(first.name.span.clone(), format!("also generated as `{rust}`"))
+                    .with_hint("a Rust keyword that cannot be a raw identifier gets a trailing `_`; rename one of the two"),
+                ),
+                Some(_) => {}
+                None => {
+                    rust_names.insert(rust, value);
+                }
+            }
             if name.text == UNKNOWN {
                 errors.push(
                     Diagnostic::error(
