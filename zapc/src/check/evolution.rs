@@ -242,26 +242,15 @@ pub(super) fn reserved_name_reused(decl: &StructDecl, name: &Ident) -> Diagnosti
     )
 }
 
-/// Two slots sharing bytes where one of them is a reserved slot (the later one is
-/// reported, as for two fields).
-pub(super) fn reserved_overlap(
+/// The hint for two slots sharing bytes where one of them is a reserved slot (the later
+/// one is reported, as for two fields; `offsets::overlap_error` writes the rest).
+pub(super) fn reserved_overlap_hint(
     field: &FieldDecl,
     slot: &Slot,
     other: &FieldDecl,
     other_slot: &Slot,
-) -> Diagnostic {
-    let what = |f: &FieldDecl| {
-        if f.is_reserved() {
-            format!("reserved field `{}`", f.name.text)
-        } else {
-            format!("field `{}`", f.name.text)
-        }
-    };
-    let span = field
-        .offset
-        .as_ref()
-        .map_or(field.name.span.clone(), at_sign);
-    let hint = if field.is_reserved() && other.is_reserved() {
+) -> String {
+    if field.is_reserved() && other.is_reserved() {
         "two reserved slots cannot share bytes: each keeps the bytes of one removed field"
             .to_owned()
     } else {
@@ -284,28 +273,5 @@ pub(super) fn reserved_overlap(
                 other_slot.end()
             }
         )
-    };
-    Diagnostic::error(
-        format!(
-            "{} (bytes {}..{}) overlaps {} (bytes {}..{})",
-            what(field),
-            slot.offset,
-            slot.end(),
-            what(other),
-            other_slot.offset,
-            other_slot.end()
-        ),
-        span,
-        format!("`{}` starts at byte {}", field.name.text, slot.offset),
-    )
-    .with_secondary(
-        other.name.span.clone(),
-        format!(
-            "`{}` occupies bytes {}..{}",
-            other.name.text,
-            other_slot.offset,
-            other_slot.end()
-        ),
-    )
-    .with_hint(hint)
+    }
 }

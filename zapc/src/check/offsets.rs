@@ -77,19 +77,33 @@ fn overlap_error(
     other: &FieldDecl,
     other_slot: &Slot,
 ) -> Diagnostic {
-    if field.is_reserved() || other.is_reserved() {
-        return super::evolution::reserved_overlap(field, slot, other, other_slot);
-    }
+    let what = |f: &FieldDecl| {
+        if f.is_reserved() {
+            format!("reserved field `{}`", f.name.text)
+        } else {
+            format!("field `{}`", f.name.text)
+        }
+    };
+    let hint = if field.is_reserved() || other.is_reserved() {
+        super::evolution::reserved_overlap_hint(field, slot, other, other_slot)
+    } else {
+        format!(
+            "give `{}` an offset outside bytes {}..{} (gaps are allowed)",
+            field.name.text,
+            other_slot.offset,
+            other_slot.end()
+        )
+    };
     let span = field.offset.as_ref().map_or(field.name.span.clone(), |o| {
         o.span.start.saturating_sub(1)..o.span.end
     });
     Diagnostic::error(
         format!(
-            "field `{}` (bytes {}..{}) overlaps field `{}` (bytes {}..{})",
-            field.name.text,
+            "{} (bytes {}..{}) overlaps {} (bytes {}..{})",
+            what(field),
             slot.offset,
             slot.end(),
-            other.name.text,
+            what(other),
             other_slot.offset,
             other_slot.end()
         ),
@@ -105,10 +119,5 @@ fn overlap_error(
             other_slot.end()
         ),
     )
-    .with_hint(format!(
-        "give `{}` an offset outside bytes {}..{} (gaps are allowed)",
-        field.name.text,
-        other_slot.offset,
-        other_slot.end()
-    ))
+    .with_hint(hint)
 }
