@@ -54,22 +54,9 @@ RULES = [
     # The command line.
     (r"cargo install --locked --path zapc", RUN,
      "installs zapc into the scratch CARGO_INSTALL_ROOT, first on the PATH of what follows"),
-    (r"zapc (generate|check|layout|encode|decode|fmt) .*", RUN_SCRATCH,
+    (r"zapc (generate|check|layout|fmt|openrpc) .*", RUN_SCRATCH,
      "in a scratch copy of schemas/: `generate` writes src/generated/ into the working "
      "directory"),
-    (r"echo \S+ > req\.json", RUN_SCRATCH, "the input of `zapc encode`"),
-    # Testing.
-    (r"cargo test (-p \S+|--manifest-path \S+)( .*)?", BUILD_ONLY,
-     "the tests of one crate or file: .ci/run runs them all (cargo test --workspace and "
-     "the fuzz workspaces); building them here with --no-run checks the package, test "
-     "and feature names as written"),
-    (r"cargo install --locked cargo-insta", SKIP,
-     "installs a developer tool from crates.io; not part of this repository"),
-    (r"cargo insta review", SKIP, "interactive"),
-    # Development.
-    (r"bash \.ci/run", SKIP, "this script is one of its steps"),
-    (r"cargo bench -p zap-benches", SKIP,
-     "about 10 minutes of measurement; .ci/run's clippy --all-targets compiles the benches"),
 ]
 
 READY = "eth-rpc serving"
