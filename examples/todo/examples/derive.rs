@@ -20,7 +20,7 @@ pub struct Tags {
     pub tags: Vec<String>,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+pub fn main() -> Result<(), Box<dyn std::error::Error>> {
     let item = Item {
         id: 1,
         title: "buy milk".into(),
