@@ -79,22 +79,26 @@ pub use owned::Owned;
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
-pub use service::{
-    Authorize, Authorizer, CallError, Local, MethodInfo, ParamsToWire, Reply, ResultToJson, Service,
-};
+pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
 pub use transport::{ClientError, Transport};
-pub use zap_struct::{
-    struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
-    write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, PointerStructs,
-    Structs, ZapStruct,
-};
+pub use zap_struct::{DecodeBudget, Offset, PointerStructs, Structs, ZapStruct};
 
-/// Re-exports for generated code: users need no dependency of their own on these.
+/// What generated code (zapc's output and `#[derive(Zap)]`'s expansion) calls and users
+/// do not: the crates it names without a dependency of the user's own, the list writers
+/// and readers its getters and builders call, the bound it puts on nested structs and the
+/// JSON converter types of its method tables. Not a stable API: it changes with the code
+/// generator.
 #[doc(hidden)]
 pub mod __private {
     pub use bytes;
     pub use serde;
     pub use serde_json;
+
+    pub use crate::service::{ParamsToWire, ResultToJson};
+    pub use crate::zap_struct::{
+        struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
+        write_struct_list, write_text_list, NestedStruct,
+    };
 }
 
 /// Include the Rust module `zapc` generated for a schema from `build.rs`:
