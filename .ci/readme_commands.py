@@ -51,29 +51,27 @@ RULES = [
      "JSON-RPC against the server started above; output checked"),
     (r"cargo run -p eth-rpc --example client", RUN,
      "ZAP/TCP against the server started above; output checked"),
+    # Your first service.
+    (r"cargo run -p todo", SERVE,
+     "the first-service example runs until Ctrl-C: started in the background, ready when "
+     "it prints `todo serving`, stopped with SIGINT (must exit 0)"),
+    (r"cargo run -p todo --example client", RUN,
+     "ZAP/TCP against the todo server started above; output checked"),
+    (r"curl -s -H Content-Type: application/json http://127\.0\.0\.1:8000/rpc -d .*", RUN,
+     "JSON-RPC against the todo server, after the client above; output checked"),
     # The command line.
     (r"cargo install --locked --path zapc", RUN,
      "installs zapc into the scratch CARGO_INSTALL_ROOT, first on the PATH of what follows"),
-    (r"zapc (generate|check|layout|encode|decode|fmt) .*", RUN_SCRATCH,
+    (r"zapc (generate|check|layout|fmt|openrpc) .*", RUN_SCRATCH,
      "in a scratch copy of schemas/: `generate` writes src/generated/ into the working "
      "directory"),
-    (r"echo \S+ > req\.json", RUN_SCRATCH, "the input of `zapc encode`"),
-    # Testing.
-    (r"cargo test (-p \S+|--manifest-path \S+)( .*)?", BUILD_ONLY,
-     "the tests of one crate or file: .ci/run runs them all (cargo test --workspace and "
-     "the fuzz workspaces); building them here with --no-run checks the package, test "
-     "and feature names as written"),
-    (r"cargo install --locked cargo-insta", SKIP,
-     "installs a developer tool from crates.io; not part of this repository"),
-    (r"cargo insta review", SKIP, "interactive"),
-    # Development.
-    (r"bash \.ci/run", SKIP, "this script is one of its steps"),
-    (r"cargo bench -p zap-benches", SKIP,
-     "about 10 minutes of measurement; .ci/run's clippy --all-targets compiles the benches"),
 ]
 
-READY = "eth-rpc serving"
-SERVER_PORTS = (8545, 9999)
+# What each SERVE command prints once it is ready, and the fixed ports it listens on.
+SERVERS = {
+    "cargo run --release -p eth-rpc": ("eth-rpc serving", (8545, 9999)),
+    "cargo run -p todo": ("todo serving", (8000, 9000)),
+}
 # Bounds on a command's life, so a hung command fails the run instead of hanging CI.
 # Generous: the first `cargo run --release` builds the example from scratch.
 COMMAND_TIMEOUT = 30 * 60
@@ -180,8 +178,9 @@ def port_in_use(port):
 class Server:
     """A README command that serves until Ctrl-C, in its own process group."""
 
-    def __init__(self, number, text, cwd, env):
-        busy = [p for p in SERVER_PORTS if port_in_use(p)]
+    def __init__(self, number, text, normalised, cwd, env):
+        self.ready_text, ports = SERVERS[normalised]
+        busy = [p for p in ports if port_in_use(p)]
         if busy:
             raise Failure(
                 f"README.md:{number}: something already listens on 127.0.0.1:{busy[0]}; "
@@ -197,16 +196,17 @@ class Server:
         threading.Thread(target=self._read, daemon=True).start()
         # Wait for the server's own "serving" line, or its end: no guessing with sleeps.
         self.ready.wait(COMMAND_TIMEOUT)
-        if self.proc.poll() is not None or READY not in "".join(self.log):
+        if self.proc.poll() is not None or self.ready_text not in "".join(self.log):
             self.stop(check=False)
             raise Failure(
-                f"README.md:{number}: `{text}` did not log `{READY}`\n" + "".join(self.log)
+                f"README.md:{number}: `{text}` did not print `{self.ready_text}`\n"
+                + "".join(self.log)
             )
 
     def _read(self):
         for line in self.proc.stdout:
             self.log.append(line)
-            if READY in line:
+            if self.ready_text in line:
                 self.ready.set()
         self.ready.set()  # ended: wake the waiter, which sees the exit
 
@@ -269,7 +269,7 @@ def main():
                 continue
             print(f"README.md:{number} [{action}] {normalised}", flush=True)
             if action == SERVE:
-                servers.append(Server(number, text, root, env))
+                servers.append(Server(number, text, normalised, root, env))
             elif action == RUN:
                 run(number, text, root, env, expected)
             elif action == RUN_SCRATCH:

@@ -1,23 +1,36 @@
-package eth  # one package per file; '#' starts a comment to end of line
+# The balance lookup of an Ethereum node, and the four calls Ethereum tools make when
+# they connect (chain id, block number, network and client versions), in Ethereum's own
+# JSON-RPC shapes.
+package eth
 
-type address = bytes_fixed[20]  # alias
+# The version of this API: the OpenRPC document's `info.version`.
+const VERSION: text = "1.0.0"
+
+# A 20-byte account address.
+type address = bytes_fixed[20]
+# A 32-byte hash.
 type hash32 = bytes_fixed[32]
 
-# Doc comments: the '#' lines directly above a declaration or field
-# become documentation on the generated item.
+# Which account's balance to read, and at which block.
 struct BalanceRequest {
+    # The caller's number for this request, echoed in the answer.
     Id u64 @0
     # A block number, or a block tag (`latest`, `pending`, `safe`, `finalized`) as a
     # reserved value near u64::MAX; `earliest` is block 0.
     Block u64 @8 json(quantity, block_tags)
+    # The account.
     Account address @16
 }
 
+# An account's balance and nonce at a block.
 struct BalanceResponse {
+    # The request's `Id`.
     Id u64 @0
-    # Wei.
+    # The balance, in wei.
     Balance u64 @8 json(quantity)
+    # The number of transactions the account has sent.
     Nonce u64 @16 json(quantity)
+    # The hash of the block the balance was read at.
     BlockHash hash32 @24
 }
 
@@ -37,15 +50,18 @@ struct VersionResponse {
     Version text @0
 }
 
-# `requires 0x1`: a server that checks capabilities answers this call only for a
-# capability granting permission bit 0x1 (an extension of this project; see README).
-# `json(...)`: how the methods look to Ethereum's JSON-RPC clients (params by position,
-# results unwrapped); the ZAP side is unchanged by it.
+# Account balances, and what a client asks a node when it connects.
 interface Eth {
+    # The balance of an account at a block, in wei. A server that checks capabilities
+    # answers it only for a capability granting permission 0x1.
     getBalance(req: BalanceRequest) returns (resp: BalanceResponse) requires 0x1 json(
         name = "eth_getBalance", params = [Account, Block], result = Balance)
+    # The chain id, for signing transactions (EIP-155).
     chainId() returns (ChainIdResponse) json(name = "eth_chainId", result = ChainId)
+    # The number of the most recent block.
     blockNumber() returns (BlockNumberResponse) json(name = "eth_blockNumber", result = Number)
+    # The network id, in decimal.
     netVersion() returns (VersionResponse) json(name = "net_version", result = Version)
+    # The node software's name and version.
     clientVersion() returns (VersionResponse) json(name = "web3_clientVersion", result = Version)
 }

@@ -129,6 +129,7 @@
 
 #[cfg(any(feature = "server", feature = "http"))]
 mod accept;
+pub mod app_error;
 mod builder;
 #[cfg(feature = "cap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap")))]
@@ -167,6 +168,7 @@ pub mod tls;
 pub mod transport;
 mod zap_struct;
 
+pub use app_error::{AppCode, AppError};
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
 /// The shared byte buffer owned messages and frames are made of (from the `bytes` crate).
 pub use bytes::Bytes;

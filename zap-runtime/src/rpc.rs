@@ -66,6 +66,7 @@ impl Status {
             403 => "forbidden",
             404 => "unknown method",
             500 => "handler error",
+            32_010..=32_099 => "application error",
             _ => "unknown status",
         }
     }

@@ -11,6 +11,7 @@ use std::future::Future;
 
 use bytes::Bytes;
 
+use crate::app_error::{AppCode, AppError};
 use crate::builder::Builder;
 use crate::error::ParseError;
 use crate::json::{ParamsError, ResultError};
@@ -27,10 +28,19 @@ pub enum Reply {
 }
 
 /// A failed call: the status to answer with and a message for the caller.
+///
+/// The protocol's own failures have constructors here ([`bad_request`], [`internal`],
+/// ...); a service's own errors, which callers are meant to tell apart, are
+/// [`AppError`]s, converted with `.into()` or `?` (see [`crate::app_error`]).
+///
+/// [`bad_request`]: CallError::bad_request
+/// [`internal`]: CallError::internal
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CallError {
     pub status: Status,
     pub message: Cow<'static, str>,
+    /// An application error's data (JSON), if it has any.
+    pub data: Option<Box<serde_json::Value>>,
 }
 
 impl CallError {
@@ -39,6 +49,7 @@ impl CallError {
         CallError {
             status,
             message: message.into(),
+            data: None,
         }
     }
     /// 500: the handler failed.
@@ -59,6 +70,34 @@ impl CallError {
     /// 400: the payload is not a message of the request type.
     pub fn bad_payload(request: &str, err: ParseError) -> Self {
         CallError::bad_request(format!("payload is not a valid {request} message: {err}"))
+    }
+
+    /// The application error this is, when its status is one (32010..=32099).
+    pub fn app_error(&self) -> Option<AppError> {
+        AppCode::from_status(self.status).map(|code| AppError {
+            code,
+            message: self.message.clone(),
+            data: self.data.as_deref().cloned(),
+        })
+    }
+
+    /// Append the ZAP response body to `out`: an application error's JSON body (see
+    /// [`AppError::body`]), else the message as text.
+    pub fn write_body(&self, out: &mut String) {
+        match self.app_error() {
+            Some(app) => out.push_str(&app.body()),
+            None => out.push_str(&self.message),
+        }
+    }
+}
+
+impl From<AppError> for CallError {
+    fn from(e: AppError) -> Self {
+        CallError {
+            status: e.code.status(),
+            message: e.message,
+            data: e.data.map(Box::new),
+        }
     }
 }
 
@@ -232,8 +271,11 @@ impl<S: Service> Transport for Local<S> {
 }
 
 fn status_error(e: CallError) -> ClientError {
-    ClientError::Status {
-        status: e.status,
-        message: e.message.into_owned(),
+    match e.app_error() {
+        Some(app) => ClientError::App(app),
+        None => ClientError::Status {
+            status: e.status,
+            message: e.message.into_owned(),
+        },
     }
 }

@@ -13,7 +13,11 @@ use crate::rpc::Status;
 /// Why a client call failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    /// The server answered with a non-200 status.
+    /// The service answered with one of its application errors (see
+    /// [`crate::app_error`]).
+    #[error("{0}")]
+    App(crate::AppError),
+    /// The server answered with a non-200 status that is not an application error.
     #[error("server answered {status}: {message}")]
     Status { status: Status, message: String },
     /// The connection is closed (or closed while the call was in flight).
@@ -34,6 +38,23 @@ pub enum ClientError {
     /// The call could not be encoded: its request message is over the builder's limit.
     #[error("cannot encode the call: {0}")]
     Build(#[from] crate::error::BuildError),
+}
+
+impl ClientError {
+    /// The error for a non-200 answer with `body`: an application error when the status
+    /// is one (32010..=32099, its body read by [`AppError::from_body`]), else
+    /// [`ClientError::Status`] with the body as text.
+    ///
+    /// [`AppError::from_body`]: crate::AppError::from_body
+    pub fn from_answer(status: Status, body: &[u8]) -> Self {
+        match crate::AppCode::from_status(status) {
+            Some(code) => ClientError::App(crate::AppError::from_body(code, body)),
+            None => ClientError::Status {
+                status,
+                message: String::from_utf8_lossy(body).into_owned(),
+            },
+        }
+    }
 }
 
 /// How a generated client stub sends a call: implemented by the TCP client (and by

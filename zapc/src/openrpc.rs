@@ -41,12 +41,30 @@ pub fn document_json(schema: &ir::Schema) -> String {
     out
 }
 
+/// The name of the text constant that is the API's version (`const VERSION: text =
+/// "1.2.0"`): the document's `info.version`.
+pub const VERSION_CONST: &str = "VERSION";
+
+/// `info.version`: the schema's `VERSION` text constant, else `0.0.0`.
+fn api_version(schema: &ir::Schema) -> String {
+    schema
+        .consts
+        .iter()
+        .find_map(|c| match &c.value {
+            ir::ConstValue::Text(v) if c.name == VERSION_CONST => Some(v.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| "0.0.0".to_owned())
+}
+
 fn build(schema: &ir::Schema) -> Json {
     let title = schema.package.clone().unwrap_or_else(|| {
         let file = schema.source_name.rsplit(['/', '\\']).next().unwrap_or("");
         file.strip_suffix(".zap").unwrap_or(file).to_owned()
     });
-    let mut info = Json::obj().with("title", title).with("version", "0.0.0");
+    let mut info = Json::obj()
+        .with("title", title)
+        .with("version", api_version(schema));
     let docs: Vec<String> = schema
         .interfaces
         .iter()

@@ -387,3 +387,24 @@ fn json_options_shape_methods_and_schemas() {
     }
     validate(&json!([{ "name": "opts.zap", "document": document, "checks": checks }]));
 }
+
+#[test]
+fn the_version_constant_is_the_documents_version() {
+    let version = |text: &str| {
+        let doc: Value =
+            serde_json::from_str(&zapc::openrpc::document(&load("v.zap", text))).unwrap();
+        doc["info"]["version"].clone()
+    };
+    let api = "package v\nstruct Q { Id u64 }\ninterface V { get(Q) returns (Q) }\n";
+    assert_eq!(version(api), "0.0.0");
+    assert_eq!(
+        version(&format!("{api}const VERSION: text = \"2.1.0\"\n")),
+        "2.1.0"
+    );
+    // Only a text constant of exactly that name.
+    assert_eq!(version(&format!("{api}const VERSION: u32 = 2\n")), "0.0.0");
+    assert_eq!(
+        version(&format!("{api}const API_VERSION: text = \"2\"\n")),
+        "0.0.0"
+    );
+}

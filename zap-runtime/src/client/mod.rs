@@ -465,8 +465,8 @@ impl Drop for Abandon<'_> {
 }
 
 impl Transport for Client {
-    /// Call without pipelining; a non-200 answer becomes [`ClientError::Status`] with
-    /// the body as its message.
+    /// Call without pipelining; a non-200 answer becomes [`ClientError::App`] for an
+    /// application error, else [`ClientError::Status`] with the body as its message.
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
         let body = self.call_bytes(ordinal, payload).await?;
         crate::copies::note(body.len());
@@ -479,10 +479,7 @@ impl Transport for Client {
         if status == Status::OK {
             Ok(body)
         } else {
-            Err(ClientError::Status {
-                status,
-                message: String::from_utf8_lossy(&body).into_owned(),
-            })
+            Err(ClientError::from_answer(status, &body))
         }
     }
 }

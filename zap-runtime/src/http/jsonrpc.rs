@@ -37,6 +37,8 @@ pub mod code {
     pub const UNAUTHORIZED: i64 = -32001;
     /// The handler answered ZAP status 403 (forbidden).
     pub const FORBIDDEN: i64 = -32003;
+    // -32010..=-32099: the handler answered an application error; its code is
+    // `-(32000 + AppCode)` (see `crate::app_error`).
 }
 
 /// A JSON-RPC error object.
@@ -86,7 +88,17 @@ impl RpcError {
     /// The JSON-RPC error for a handler's [`CallError`]: 400 → -32602, 401 → -32001,
     /// 403 → -32003, 404 → -32601, 500 → -32603, anything else → -32000; the ZAP status
     /// goes in `data.status`.
+    ///
+    /// An application error (ZAP status 32010..=32099, see [`crate::app_error`]) is
+    /// answered as itself: code `-(status)`, its message, its data.
     pub fn from_call_error(err: &CallError) -> Self {
+        if let Some(app) = err.app_error() {
+            return RpcError {
+                code: app.code.json_rpc_code(),
+                message: app.message.into_owned(),
+                data: app.data,
+            };
+        }
         let (code, what) = match err.status {
             Status::BAD_REQUEST => (code::INVALID_PARAMS, "Invalid params"),
             Status::UNAUTHORIZED => (code::UNAUTHORIZED, "Unauthorized"),

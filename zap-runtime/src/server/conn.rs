@@ -373,7 +373,7 @@ async fn answer<S: Service>(
         Ok(Reply::Message) => (Status::OK, out.as_bytes()),
         Ok(Reply::Empty) => (Status::OK, &[]),
         Err(e) => {
-            text.push_str(&e.message);
+            e.write_body(text);
             (e.status, text.as_bytes())
         }
     };
