@@ -210,6 +210,11 @@ macro_rules! include_schema {
     };
 }
 
+/// The README (the crates.io page) is compiled and run with the doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 /// Length of the message header.
 pub const HEADER_SIZE: usize = 16;
 /// The four magic bytes every message starts with: `"ZAP\0"`.

@@ -94,6 +94,11 @@ pub mod openrpc;
 #[doc(hidden)]
 pub mod layout;
 
+/// The README (the crates.io page) is compiled with the doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 pub use config::{module_name, Config, GenerateError, Generated};
 pub use diag::{Diagnostic, Diagnostics, Label};
 pub use frontend::{load_file, load_str, load_str_in, LoadError};
