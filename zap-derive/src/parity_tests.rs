@@ -81,11 +81,13 @@ fn schema_struct_for(name: &str) -> zapc::ir::Struct {
 fn eth_twins_expand_to_zapc_output() {
     let request = quote! {
         pub struct BalanceRequest {
+            /// The caller's number for this request, echoed in the answer.
             pub id: u64,
             /// A block number, or a block tag (`latest`, `pending`, `safe`, `finalized`) as a
             /// reserved value near u64::MAX; `earliest` is block 0.
             #[zap(json(quantity, block_tags))]
             pub block: u64,
+            /// The account.
             pub account: [u8; 20],
         }
     };
@@ -95,12 +97,15 @@ fn eth_twins_expand_to_zapc_output() {
     );
     let response = quote! {
         pub struct BalanceResponse {
+            /// The request's `Id`.
             pub id: u64,
-            /// Wei.
+            /// The balance, in wei.
             #[zap(json(quantity))]
             pub balance: u64,
+            /// The number of transactions the account has sent.
             #[zap(offset = 16, json(quantity))]
             pub nonce: u64,
+            /// The hash of the block the balance was read at.
             pub block_hash: [u8; 32],
         }
     };

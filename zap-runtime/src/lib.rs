@@ -36,14 +36,106 @@
 //! assert_eq!(msg.root().text(8), "zap");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## Features
+//!
+//! Without features the crate is the wire core above (readers, builders, pool, owned
+//! messages, the RPC envelope, the framings, the JSON mapping, the [`Service`] and
+//! [`Transport`] contracts and [`Local`], which calls a service in-process): no tokio, no
+//! hyper. Each feature adds one part:
+//!
+//! | Feature  | Enables |
+//! |----------|---------|
+//! | `server` | [`server`]: the ZAP/TCP server on tokio (accept loop, per-connection buffers, dispatch by ordinal, pipelining, limits), [`shutdown`] (signals, drain) and [`metrics`] (Prometheus text) |
+//! | `client` | [`client`]: the async ZAP/TCP client, one pipelined connection shared by many callers, plus a reconnecting client and a balanced one over several servers |
+//! | `http`   | [`http`]: JSON-RPC 2.0 over HTTP/1.1 (hyper) serving the same [`Service`], with batches, `rpc.discover`, an explorer page, `/health` and `/metrics` |
+//! | `tls`    | [`tls`]: rustls (aws-lc-rs) configurations for the server, the client and the HTTP server: PEM loading, X25519MLKEM768 preferred, TLS 1.3 only unless 1.2 is asked for, optional client certificates |
+//! | `cap`    | [`cap`]: capability tokens: decode and verify (Ed25519, ML-DSA-65, secp256k1), issue and attenuate, and a policy that servers consult before every call |
+//!
+//! ## A service, served and called
+//!
+//! zapc (from a `.zap` schema) and `#[derive(Zap)]` generate the [`Service`]
+//! implementation, the handler trait it calls and a typed client stub. Written by hand,
+//! a service is a match on the method's ordinal: here method 1 adds the two `u64`s of
+//! its request and answers their sum. It is served on a free port with the `server`
+//! feature and called with the `client` feature's [`Client`](client::Client):
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use zap_runtime::client::Client;
+//! use zap_runtime::server::{CancellationToken, Server, ServerConfig};
+//! use zap_runtime::{Builder, CallError, Message, MethodInfo, Reply, Service, Transport};
+//!
+//! /// Method 1: `add(A u64 @0, B u64 @8) returns (Sum u64 @0)`.
+//! struct Adder;
+//!
+//! impl Service for Adder {
+//!     const NAME: &'static str = "Adder";
+//!     // What JSON-RPC needs (names, JSON converters); generated code fills it in.
+//!     const METHODS: &'static [MethodInfo] = &[];
+//!
+//!     async fn call<'a>(
+//!         &'a self,
+//!         ordinal: u32,
+//!         payload: &'a [u8],
+//!         out: &'a mut Builder,
+//!     ) -> Result<Reply, CallError> {
+//!         match ordinal {
+//!             1 => {
+//!                 let request = Message::parse(payload)
+//!                     .map_err(|e| CallError::bad_payload("AddRequest", e))?
+//!                     .root();
+//!                 let mut sum = out.start_object(8);
+//!                 sum.set_u64(0, request.u64(0).wrapping_add(request.u64(8)));
+//!                 sum.finish_message()?;
+//!                 Ok(Reply::Message)
+//!             }
+//!             n => Err(CallError::unknown_method(Self::NAME, n)),
+//!         }
+//!     }
+//! }
+//!
+//! #[tokio::main(flavor = "current_thread")]
+//! async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     // Serve on a free port until `stop` is cancelled.
+//!     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//!     let addr = listener.local_addr()?;
+//!     let stop = CancellationToken::new();
+//!     let server = Server::new(listener, Arc::new(Adder), ServerConfig::default());
+//!     let serving = tokio::spawn(server.run(stop.clone()));
+//!
+//!     // Call method 1 with A = 2 and B = 40.
+//!     let client = Client::connect(addr).await?;
+//!     let mut b = Builder::new();
+//!     let mut request = b.start_object(16);
+//!     request.set_u64(0, 2);
+//!     request.set_u64(8, 40);
+//!     let answer = client.call(1, request.finish_message()?).await?;
+//!     assert_eq!(Message::parse(&answer)?.root().u64(0), 42);
+//!
+//!     // Shut down: the server drains its connections and returns.
+//!     stop.cancel();
+//!     serving.await??;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! With a schema, `build.rs` runs `zapc::Config::new().compile(&["schemas/eth.zap"])`,
+//! [`include_schema!`] brings the generated module in, and the handler trait it declares
+//! is all there is to write.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(any(feature = "server", feature = "http"))]
 mod accept;
 pub mod app_error;
 mod builder;
 #[cfg(feature = "cap")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cap")))]
 pub mod cap;
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod copies;
 mod enums;
@@ -52,9 +144,11 @@ pub mod frame;
 #[cfg(any(feature = "server", feature = "client"))]
 mod frame_reader;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod json;
 #[cfg(any(feature = "server", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod metrics;
 mod owned;
 mod pool;
@@ -62,11 +156,14 @@ mod read;
 pub mod rpc;
 mod scalar;
 #[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
 pub mod service;
 #[cfg(any(feature = "server", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod shutdown;
 #[cfg(feature = "tls")]
+#[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;
 pub mod transport;
 mod zap_struct;
@@ -81,22 +178,26 @@ pub use owned::Owned;
 pub use pool::{BuilderPool, PooledBuilder};
 pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
 pub use scalar::Scalar;
-pub use service::{
-    Authorize, Authorizer, CallError, Local, MethodInfo, ParamsToWire, Reply, ResultToJson, Service,
-};
+pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
 pub use transport::{ClientError, Transport};
-pub use zap_struct::{
-    struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
-    write_struct_list, write_text_list, DecodeBudget, NestedStruct, Offset, PointerStructs,
-    Structs, ZapStruct,
-};
+pub use zap_struct::{DecodeBudget, Offset, PointerStructs, Structs, ZapStruct};
 
-/// Re-exports for generated code: users need no dependency of their own on these.
+/// What generated code (zapc's output and `#[derive(Zap)]`'s expansion) calls and users
+/// do not: the crates it names without a dependency of the user's own, the list writers
+/// and readers its getters and builders call, the bound it puts on nested structs and the
+/// JSON converter types of its method tables. Not a stable API: it changes with the code
+/// generator.
 #[doc(hidden)]
 pub mod __private {
     pub use bytes;
     pub use serde;
     pub use serde_json;
+
+    pub use crate::service::{ParamsToWire, ResultToJson};
+    pub use crate::zap_struct::{
+        struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,
+        write_struct_list, write_text_list, NestedStruct,
+    };
 }
 
 /// Include the Rust module `zapc` generated for a schema from `build.rs`:
@@ -108,6 +209,11 @@ macro_rules! include_schema {
         include!(concat!(env!("OUT_DIR"), "/", $name, ".rs"));
     };
 }
+
+/// The README (the crates.io page) is compiled and run with the doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
 
 /// Length of the message header.
 pub const HEADER_SIZE: usize = 16;

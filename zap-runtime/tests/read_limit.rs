@@ -1,7 +1,8 @@
 //! `List::limit`: a per-field cap on how many elements a reader exposes, applied after
 //! the bounds rules (which always judge the count written on the wire).
 
-use zap_runtime::{write_framed_list, write_scalar_list, Builder, Message};
+use zap_runtime::__private::{write_framed_list, write_scalar_list};
+use zap_runtime::{Builder, Message};
 
 /// A message whose root has a `list<u32>` at 0 and a framed `list<text>` at 8.
 fn message(nums: &[u32], words: &[&str]) -> Vec<u8> {

@@ -1220,8 +1220,11 @@ fn same_struct(
 pub struct Version {
     /// How the file is named in reports (`schemas/eth.zap`, `HEAD:schemas/eth.zap`).
     pub name: String,
+    /// The schema text.
     pub text: String,
-    pub file: SchemaFile,
+    /// The syntax tree: where each item was written, for the report's carets.
+    pub(crate) file: SchemaFile,
+    /// The laid-out model [`compare`] reads.
     pub schema: Schema,
 }
 

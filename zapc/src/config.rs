@@ -18,7 +18,12 @@ use crate::codegen::{self, Options};
 use crate::frontend::{load_file, LoadError};
 
 /// Why code generation failed.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints what `Display` does: for an invalid schema, the same caret diagnostics
+/// (file:line:col, the marked line, a hint) that `zapc check` prints. A build script
+/// returning `Result<(), Box<dyn Error>>` therefore shows a readable error, not the
+/// schema as an escaped string.
+#[derive(thiserror::Error)]
 pub enum GenerateError {
     /// A schema did not load (missing, unreadable or invalid); the diagnostics say why.
     #[error("{0}")]
@@ -44,6 +49,12 @@ pub enum GenerateError {
     /// Writing a generated file failed.
     #[error("cannot write {path}: {source}")]
     Write { path: PathBuf, source: io::Error },
+}
+
+impl std::fmt::Debug for GenerateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 /// Configures and runs code generation for a set of `.zap` files.

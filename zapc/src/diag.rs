@@ -72,7 +72,11 @@ impl Diagnostic {
 }
 
 /// Every error found in one source file, in source order, with the text needed to render them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// `Display` and `Debug` both print [`Diagnostics::render`]'s text, so a build script's
+/// `fn main() -> Result<(), Box<dyn Error>>` shows the caret diagnostics rather than the
+/// schema as an escaped string; `{:#?}` shows the fields.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Diagnostics {
     source_name: String,
     source: String,
@@ -172,6 +176,19 @@ fn char_boundary_at_or_before(text: &str, index: usize) -> usize {
 impl fmt::Display for Diagnostics {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.render())
+    }
+}
+
+impl fmt::Debug for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.alternate() {
+            f.debug_struct("Diagnostics")
+                .field("source_name", &self.source_name)
+                .field("items", &self.items)
+                .finish_non_exhaustive()
+        } else {
+            f.write_str(&self.render())
+        }
     }
 }
 

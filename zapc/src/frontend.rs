@@ -8,7 +8,10 @@ use crate::imports::Loader;
 use crate::ir;
 
 /// Why a schema file could not be loaded.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints what `Display` does (the rendered diagnostics), so the error reads
+/// well where it is shown with `{:?}`, as `main` returning an error does.
+#[derive(thiserror::Error)]
 pub enum LoadError {
     /// The file could not be read (missing, unreadable, not UTF-8).
     #[error("cannot read {}: {source}", path.display())]
@@ -75,4 +78,10 @@ pub fn load_file(path: &Path) -> Result<ir::Schema, LoadError> {
     };
     let canonical = std::fs::canonicalize(path).ok();
     Loader::new(true).load(&path.display().to_string(), &text, dir, canonical)
+}
+
+impl std::fmt::Debug for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }

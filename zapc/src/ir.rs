@@ -1,12 +1,12 @@
 //! The laid-out model of a schema: what every back end (code generator, `zapc layout`,
 //! `zapc encode/decode`, `#[derive(Zap)]`) consumes.
 //!
-//! Slots are placed exactly once ([`crate::layout`]), before the checks, and
-//! [`crate::lower`] builds this model from them. Nothing downstream recomputes an offset
+//! Slots are placed exactly once (the `layout` stage), before the checks, and the
+//! `lower` stage builds this model from them. Nothing downstream recomputes an offset
 //! or a width.
 //! Aliases are already resolved here: a field's [`Type`] is always concrete. The model
 //! says nothing about Rust spellings: the derive hands those to the code generator
-//! separately ([`crate::codegen::structs::RustStruct`]).
+//! separately.
 
 /// One `.zap` file, checked and laid out.
 #[derive(Debug, Clone, PartialEq, Eq)]

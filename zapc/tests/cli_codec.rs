@@ -406,7 +406,7 @@ fn generate_writes_a_module_per_schema_and_only_changed_files() {
     }
     let (code, _, err) = zapc(&["generate", "no/such/dir", "-o", out_s], b"");
     assert_eq!(code, 1);
-    assert!(err.contains("no/such/dir: no such file or folder"), "{err}");
+    assert!(err.starts_with("cannot read no/such/dir: "), "{err}");
     std::fs::remove_dir_all(&out).unwrap();
 }
 

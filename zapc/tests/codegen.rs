@@ -127,3 +127,29 @@ fn config_refuses_an_imported_file_not_named_after_its_package() {
         "{error}"
     );
 }
+
+/// A build script returning `Result<(), Box<dyn Error>>` prints its error with `{:?}`:
+/// for a schema with a typo that must be the caret diagnostic `zapc check` prints
+/// (file:line:col, the line, the caret, the hint), not the schema as an escaped string.
+#[test]
+fn config_error_debug_is_the_rendered_diagnostic() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("codegen_debug_error");
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = dir.join("typo.zap");
+    std::fs::write(&schema, "struct Account {\n  Id u63\n}\n").unwrap();
+    let error = zapc::Config::new()
+        .out_dir(dir.join("out"))
+        .compile(&[&schema])
+        .unwrap_err();
+    let rendered = zapc::load_file(&schema).unwrap_err().to_string();
+    let debug = format!("{error:?}");
+    assert_eq!(debug, rendered);
+    let boxed: Box<dyn std::error::Error> = Box::new(error);
+    assert_eq!(format!("{boxed:?}"), rendered);
+    let place = format!("--> {}:2:6", schema.display());
+    assert!(debug.starts_with("error: unknown type `u63`\n"), "{debug}");
+    assert!(debug.contains(&place), "{debug}");
+    assert!(debug.contains("^^^"), "{debug}");
+    assert!(debug.contains("= hint: did you mean `u64`?"), "{debug}");
+    assert!(!debug.contains("\\n"), "{debug}");
+}

@@ -128,8 +128,8 @@ const fn method(
     name: &'static str,
     json_name: &'static str,
     request: Option<&'static str>,
-    params_to_wire: zap_runtime::ParamsToWire,
-    result_to_json: zap_runtime::ResultToJson,
+    params_to_wire: zap_runtime::service::ParamsToWire,
+    result_to_json: zap_runtime::service::ResultToJson,
 ) -> MethodInfo {
     MethodInfo {
         ordinal,

@@ -1,26 +1,37 @@
-//! `zapc check FILES...`: validate schemas, print every error.
+//! `zapc check PATHS...`: validate schemas, print every error.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use zapc::{ir, load_file};
 
+use super::inputs::{schema_files, Depth};
+
 /// Check schema files and report every error in each of them.
 ///
 /// Prints one `ok` line per valid file to stdout and every diagnostic to stderr.
 /// Exits with 0 when all files are valid, 1 otherwise.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  zapc check schemas/eth.zap schemas/lists.zap")]
+#[command(
+    after_help = "Examples:\n  zapc check schemas/eth.zap schemas/lists.zap\n  zapc check schemas/              # every .zap file in schemas/"
+)]
 pub struct Args {
-    /// The .zap files to check.
-    #[arg(required = true, value_name = "FILES")]
-    files: Vec<PathBuf>,
+    /// Schema files, or folders whose `*.zap` files are all checked.
+    #[arg(required = true, value_name = "PATHS")]
+    paths: Vec<PathBuf>,
 }
 
 /// Check every file (all of them, even after a failure).
 pub fn run(args: &Args) -> ExitCode {
+    let files = match schema_files(&args.paths, Depth::Top) {
+        Ok(files) => files,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
+        }
+    };
     let mut all_valid = true;
-    for path in &args.files {
+    for path in &files {
         match load_file(path) {
             Ok(schema) => println!("ok: {} ({})", path.display(), summary(&schema)),
             Err(error) => {

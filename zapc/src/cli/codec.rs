@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::dynamic;
+use super::inputs::one_schema;
 use zapc::ir::{Schema, Struct};
 use zapc::load_file;
 
@@ -60,6 +61,7 @@ fn fail(message: impl std::fmt::Display) -> ExitCode {
 
 /// The schema and the struct named `type_name` in it, or a message saying what is wrong.
 fn load_type(schema: &Path, type_name: &str) -> Result<(Schema, Struct), String> {
+    let schema = one_schema(schema, "--schema").map_err(|m| format!("error: {m}"))?;
     let schema = load_file(schema).map_err(|e| e.to_string())?;
     match schema.struct_named(type_name) {
         Some(ty) => {

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use zapc::fmt::{format_checked, Style};
 
+use super::inputs::{schema_files, Depth};
+
 /// Format .zap files in the canonical layout (the rules: docs/fmt.md).
 ///
 /// Each PATH is a .zap file or a directory (its .zap files, recursively, in name order);
@@ -50,13 +52,14 @@ pub fn run(args: &Args) -> ExitCode {
     for path in &args.paths {
         if path.as_os_str() == "-" {
             inputs.push(path.clone());
-        } else if path.is_dir() {
-            if let Err(error) = zap_files(path, &mut inputs) {
-                eprintln!("error: cannot read directory {}: {error}", path.display());
+            continue;
+        }
+        match schema_files(std::slice::from_ref(path), Depth::Recursive) {
+            Ok(mut files) => inputs.append(&mut files),
+            Err(message) => {
+                eprintln!("error: {message}");
                 return ExitCode::from(2);
             }
-        } else {
-            inputs.push(path.clone());
         }
     }
     let mut failed = false;
@@ -84,22 +87,6 @@ pub fn run(args: &Args) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// Every .zap file under `dir`, recursively, sorted by path.
-fn zap_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    let mut entries = std::fs::read_dir(dir)?
-        .map(|entry| entry.map(|e| e.path()))
-        .collect::<std::io::Result<Vec<_>>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            zap_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "zap") {
-            out.push(path);
-        }
-    }
-    Ok(())
 }
 
 fn one(path: &Path, style: Option<Style>, check: bool) -> Outcome {

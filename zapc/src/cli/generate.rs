@@ -1,9 +1,11 @@
 //! `zapc generate DIR|FILES -o OUT`: write Rust for schemas.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use zapc::Config;
+
+use super::inputs::{schema_files, Depth};
 
 /// Generate Rust code: one `.rs` per `.zap` file plus a `mod.rs` declaring them.
 ///
@@ -29,7 +31,7 @@ pub struct Args {
 
 /// Collect the schema files, generate, and report what was written.
 pub fn run(args: &Args) -> ExitCode {
-    let files = match schema_files(&args.inputs) {
+    let files = match schema_files(&args.inputs, Depth::Top) {
         Ok(files) => files,
         Err(message) => {
             eprintln!("error: {message}");
@@ -57,34 +59,4 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Expand folders into their `*.zap` files (sorted); keep files as given.
-fn schema_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            let mut found = zap_files(input)?;
-            if found.is_empty() {
-                return Err(format!("{} contains no .zap files", input.display()));
-            }
-            files.append(&mut found);
-        } else if input.exists() {
-            files.push(input.clone());
-        } else {
-            return Err(format!("{}: no such file or folder", input.display()));
-        }
-    }
-    Ok(files)
-}
-
-fn zap_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let entries =
-        std::fs::read_dir(dir).map_err(|e| format!("cannot read {}: {e}", dir.display()))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "zap"))
-        .collect();
-    files.sort();
-    Ok(files)
 }

@@ -1,4 +1,4 @@
-//! `zapc layout FILE`: print where every field of every struct sits.
+//! `zapc layout PATHS...`: print where every field of every struct sits.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use zapc::ir::{self, ListShape};
 use zapc::load_file;
 
+use super::inputs::{schema_files, Depth};
+
 /// Print the wire layout of every struct and interface in a schema.
 ///
 /// For each struct: every field's type (aliases resolved, in schema syntax), byte offset
@@ -14,29 +16,44 @@ use zapc::load_file;
 /// last). For each interface: every method with its ordinal, then the reserved ordinals.
 /// For each enum: its representation and every value's number.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  zapc layout schemas/eth.zap")]
+#[command(
+    after_help = "Examples:\n  zapc layout schemas/eth.zap\n  zapc layout schemas/        # every .zap file in schemas/, each under a ==> name <== line"
+)]
 pub struct Args {
-    /// The .zap file to lay out.
-    #[arg(value_name = "FILE")]
-    file: PathBuf,
+    /// Schema files, or folders whose `*.zap` files are all laid out. With more than one
+    /// file, each layout follows a `==> FILE <==` line.
+    #[arg(required = true, value_name = "PATHS")]
+    paths: Vec<PathBuf>,
 }
 
-/// Load the file and print its layout, or its errors (exit 1).
+/// Load each file and print its layout, or its errors (exit 1 if any file failed).
 pub fn run(args: &Args) -> ExitCode {
-    match load_file(&args.file) {
-        Ok(schema) => {
-            print!("{}", render(&schema));
-            ExitCode::SUCCESS
+    let files = match schema_files(&args.paths, Depth::Top) {
+        Ok(files) => files,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return ExitCode::FAILURE;
         }
-        Err(error) => {
-            let text = error.to_string();
-            eprint!("{text}");
-            if !text.ends_with('\n') {
-                eprintln!();
+    };
+    let mut status = ExitCode::SUCCESS;
+    for (index, path) in files.iter().enumerate() {
+        if files.len() > 1 {
+            let gap = if index > 0 { "\n" } else { "" };
+            println!("{gap}==> {} <==", path.display());
+        }
+        match load_file(path) {
+            Ok(schema) => print!("{}", render(&schema)),
+            Err(error) => {
+                let text = error.to_string();
+                eprint!("{text}");
+                if !text.ends_with('\n') {
+                    eprintln!();
+                }
+                status = ExitCode::FAILURE;
             }
-            ExitCode::FAILURE
         }
     }
+    status
 }
 
 /// The whole layout report.

@@ -7,6 +7,7 @@ mod compat;
 mod dynamic;
 mod fmt;
 mod generate;
+mod inputs;
 mod layout;
 mod openrpc;
 

@@ -542,7 +542,7 @@ impl ListKind {
             ListKind::Bytes => (quote!(#rt::Framed<'a>), quote!(#list.framed())),
             ListKind::Structs { ty } => (
                 quote!(#rt::Structs<'a, #ty>),
-                quote!(#rt::struct_list::<#ty>(#list)),
+                quote!(#rt::__private::struct_list::<#ty>(#list)),
             ),
             ListKind::Pointers { ty } => (
                 quote!(#rt::PointerStructs<'a, #ty>),
@@ -573,12 +573,12 @@ impl ListKind {
     /// The runtime function writing the owned list.
     fn writer(&self, rt: &syn::Path) -> TokenStream {
         match self {
-            ListKind::Scalars { .. } => quote!(#rt::write_scalar_list),
-            ListKind::Fixed(_) => quote!(#rt::write_fixed_list),
-            ListKind::Texts => quote!(#rt::write_text_list),
-            ListKind::Bytes => quote!(#rt::write_framed_list),
-            ListKind::Structs { .. } => quote!(#rt::write_struct_list),
-            ListKind::Pointers { .. } => quote!(#rt::write_pointer_list),
+            ListKind::Scalars { .. } => quote!(#rt::__private::write_scalar_list),
+            ListKind::Fixed(_) => quote!(#rt::__private::write_fixed_list),
+            ListKind::Texts => quote!(#rt::__private::write_text_list),
+            ListKind::Bytes => quote!(#rt::__private::write_framed_list),
+            ListKind::Structs { .. } => quote!(#rt::__private::write_struct_list),
+            ListKind::Pointers { .. } => quote!(#rt::__private::write_pointer_list),
         }
     }
 }

@@ -87,7 +87,13 @@ fn child_bounds(children: &[&syn::Type], rt: &syn::Path) -> (TokenStream, TokenS
     let clause = super::structs::where_clause(children, rt);
     let text = children
         .iter()
-        .map(|ty| format!("{}: {}::NestedStruct", quote!(#ty), runtime_string(rt)))
+        .map(|ty| {
+            format!(
+                "{}: {}::__private::NestedStruct",
+                quote!(#ty),
+                runtime_string(rt)
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     let lit = syn::LitStr::new(&text, syn::spanned::Spanned::span(first));

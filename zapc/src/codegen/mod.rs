@@ -8,12 +8,17 @@
 //! [`structs::derive_companions`], which shares everything but the owned type, so the
 //! two front ends cannot drift.
 
+// The per-item generators: `#[derive(Zap)]` calls them on the IR it builds. Not a
+// stable API; use [`generate`] or [`render`].
+#[doc(hidden)]
 pub mod enums;
 mod evolution;
 mod field;
 mod json;
+#[doc(hidden)]
 pub mod names;
 mod service;
+#[doc(hidden)]
 pub mod structs;
 
 use std::collections::{HashMap, HashSet};

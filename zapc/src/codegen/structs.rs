@@ -182,7 +182,7 @@ pub(super) fn where_clause(children: &[&syn::Type], rt: &syn::Path) -> TokenStre
     }
     let predicates = children.iter().map(|ty| {
         let span = syn::spanned::Spanned::span(ty);
-        respan(quote!(#ty: #rt::NestedStruct), span)
+        respan(quote!(#ty: #rt::__private::NestedStruct), span)
     });
     quote!(where #(#predicates),*)
 }
@@ -426,7 +426,7 @@ fn companions(
                 }
             }
 
-            impl #rt::NestedStruct for #owner {}
+            impl #rt::__private::NestedStruct for #owner {}
 
             impl #rt::ZapStruct for #owner #bounds {
                 const NAME: &'static str = #schema_name;

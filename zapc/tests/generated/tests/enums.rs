@@ -40,7 +40,7 @@ fn unknown_numbers_are_kept_and_written_back() {
     let mut obj = b.start_object(Event::SIZE);
     obj.set_u16(Event::LEVEL_OFFSET, 12345);
     obj.set_u8(Event::MODE_OFFSET, 200);
-    let list = zap_runtime::write_scalar_list(obj.builder(), &[9u8, 1, 0]);
+    let list = zap_runtime::__private::write_scalar_list(obj.builder(), &[9u8, 1, 0]);
     obj.set_list(Event::COLORS_OFFSET, list);
     obj.finish_as_root();
     let wire = b.finish().unwrap().to_vec();
