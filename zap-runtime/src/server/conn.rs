@@ -13,6 +13,7 @@ use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
 use super::answers::Answers;
+use super::faults::warn_fault;
 use super::framing::{ConnDecoder, ConnError, ConnFrame};
 use super::respond::{put_response, put_response_shared, salvage_promise_id};
 use super::results::{Lookup, Results};
@@ -216,7 +217,7 @@ impl Conn<'_> {
         let peer = self.peer;
         match reason {
             Close::Eof { pending: 0 } => tracing::debug!(%peer, "zap: peer closed the connection"),
-            Close::Eof { pending } => tracing::warn!(
+            Close::Eof { pending } => warn_fault!(
                 %peer,
                 pending,
                 "zap: peer closed the connection in the middle of a frame ({pending} bytes unanswered)"
@@ -227,7 +228,7 @@ impl Conn<'_> {
                 "zap: closing idle connection (no complete frame in {:?})",
                 self.config.idle_timeout
             ),
-            Close::WriteStalled => tracing::warn!(
+            Close::WriteStalled => warn_fault!(
                 %peer,
                 "zap: closing connection: peer did not read its answers within {:?}",
                 self.config.idle_timeout
@@ -237,16 +238,16 @@ impl Conn<'_> {
                 "zap: closing connection: node handshake not complete within {:?}",
                 self.config.handshake_timeout
             ),
-            Close::Frame(e) => tracing::warn!(%peer, "zap: closing connection: {e}"),
-            Close::Unsupported(dir) => tracing::warn!(
+            Close::Frame(e) => warn_fault!(%peer, "zap: closing connection: {e}"),
+            Close::Unsupported(dir) => warn_fault!(
                 %peer,
                 "zap: closing connection: received a {dir:?} frame; this server accepts only requests (dir 1)"
             ),
-            Close::Unexpected(what) => tracing::warn!(
+            Close::Unexpected(what) => warn_fault!(
                 %peer,
                 "zap: closing connection: received {what} on the node transport; this server accepts only requests (flag 1)"
             ),
-            Close::DuplicateReqId(id) => tracing::warn!(
+            Close::DuplicateReqId(id) => warn_fault!(
                 %peer,
                 "zap: closing connection: node request reuses reqID {id} while that request is in flight"
             ),
@@ -327,14 +328,14 @@ async fn answer<S: Service>(
         Err(e) => {
             let id = salvage_promise_id(envelope);
             let _ = write!(text, "malformed request envelope: {e}");
-            tracing::warn!(%peer, promise_id = id, "zap: {text}");
+            warn_fault!(%peer, promise_id = id, "zap: {text}");
             put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
             return;
         }
     };
     if req.promise_id == 0 {
         text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
-        tracing::warn!(%peer, method = req.method, "zap: {text}");
+        warn_fault!(%peer, method = req.method, "zap: {text}");
         put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
         return;
     }

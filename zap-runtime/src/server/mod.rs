@@ -68,11 +68,13 @@
 mod answers;
 mod conn;
 mod context;
+mod faults;
 mod framing;
 mod respond;
 mod results;
 
 pub use self::context::CallContext;
+pub use self::faults::peer_faults;
 pub use crate::accept::{Bound, ServerStats};
 /// The shutdown signal of [`Server::run`] and [`serve`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
