@@ -51,6 +51,8 @@ impl Service for Guarded {
         method(READ, 0b001, "guard_read"),
         method(ADMIN, 0b100, "guard_admin"),
     ];
+    const OPENRPC: Option<&'static str> =
+        Some(r#"{"openrpc":"1.2.6","info":{"title":"guarded","version":"1.0.0"},"methods":[]}"#);
 
     async fn call<'a>(
         &'a self,
@@ -145,7 +147,15 @@ fn cases() -> Vec<(&'static str, Vec<u8>, u32, u32)> {
         ("flipped signature byte", flipped, READ, 401),
         ("unknown issuer", stranger, READ, 401),
         ("3,600 random bytes", random, READ, 401),
-        ("unknown method, valid cap", good, UNKNOWN, 404),
+        // Fail closed: a method the policy's table does not name is refused, even to a
+        // valid capability (over JSON-RPC, an unknown name is -32601 for it).
+        ("unknown method, valid cap", good, UNKNOWN, 403),
+        (
+            "unknown method, cap for another target",
+            cap([0x43; 32], 0b111, now() + 3600),
+            UNKNOWN,
+            403,
+        ),
         ("unknown method, no cap", Vec::new(), UNKNOWN, 401),
     ]
 }
@@ -214,7 +224,7 @@ async fn post(addr: std::net::SocketAddr, method: &str, authorization: Option<&s
     let auth = authorization.map_or(String::new(), |a| format!("Authorization: {a}\r\n"));
     let mut client = http_support::RawClient::connect(addr).await;
     let head = format!(
-        "POST /rpc HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n",
+        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{auth}Content-Length: {}\r\n\r\n",
         body.len()
     );
     client.send(head.as_bytes()).await;
@@ -253,8 +263,11 @@ async fn json_rpc_calls_carry_the_cap_in_the_authorization_header() {
         let expected = match want {
             200 => None,
             401 => Some(-32001),
+            // A name the service does not have is asked about as "no method": a valid
+            // capability for this target may learn that it does not exist.
+            403 if ordinal == UNKNOWN && name == "unknown method, valid cap" => Some(-32601),
             403 => Some(-32003),
-            _ => Some(-32601),
+            _ => panic!("{name}: no JSON-RPC code for {want}"),
         };
         assert_eq!(code, expected, "{name}: {answer}");
         if want == 200 {
@@ -263,6 +276,27 @@ async fn json_rpc_calls_carry_the_cap_in_the_authorization_header() {
             assert_eq!(calls.load(Ordering::SeqCst), before + 1, "{name}");
         } else {
             assert_eq!(calls.load(Ordering::SeqCst), before, "{name}: handler ran");
+        }
+    }
+    // The service's description needs a valid capability for this target.
+    for (name, cap, want) in [
+        ("no cap", Vec::new(), Some(-32001)),
+        (
+            "cap for another target",
+            cap([0x43; 32], 0b111, now() + 3600),
+            Some(-32003),
+        ),
+        ("valid cap", good_cap(), None),
+    ] {
+        let header = (!cap.is_empty()).then(|| format!("ZAP-Cap {}", b64(&cap)));
+        let answer = post(addr, "rpc.discover", header.as_deref()).await;
+        assert_eq!(
+            answer["error"]["code"].as_i64(),
+            want,
+            "rpc.discover, {name}: {answer}"
+        );
+        if want.is_none() {
+            assert_eq!(answer["result"]["openrpc"], "1.2.6", "{answer}");
         }
     }
     // Headers that cannot be read are refused, never ignored.

@@ -101,8 +101,10 @@ fn capability_checks_from_the_cache_allocate_nothing() {
         &key,
     )
     .unwrap();
+    // The table names ADD: a method missing from it would be refused (fail closed).
     let policy = Policy::builder(target)
         .trust(key.public_key().clone())
+        .method(ADD, 1)
         .build();
     let config = zap_runtime::server::ServerConfig {
         authorize: Some(zap_runtime::Authorizer::new(policy)),

@@ -185,4 +185,67 @@ fn python_minted_capability_opens_both_transports() {
     assert_eq!(answer["error"]["code"], -32001, "{answer}");
     let answer = curl(&url, &body, Some(format!("Bearer {token}")));
     assert_eq!(answer["error"]["code"], -32001, "{answer}");
+
+    // A capability the same trusted issuer minted for another service: refused for every
+    // method, listed or not, and for the service's description, on both transports.
+    let other = run(&["mint".into(), hex::encode(SEED), hex::encode([0x43u8; 32])]);
+    let other_hex = other["cap"].as_str().unwrap().to_owned();
+    let other_token =
+        base64::engine::general_purpose::STANDARD.encode(hex::decode(&other_hex).unwrap());
+    for method in [
+        "eth_getBalance",
+        "eth_chainId",
+        "eth_noSuchMethod",
+        "rpc.discover",
+    ] {
+        let params = if method == "eth_getBalance" {
+            format!(r#"["{}","latest"]"#, to_hex(known))
+        } else {
+            "[]".to_owned()
+        };
+        let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+        let answer = curl(&url, &body, Some(format!("ZAP-Cap {other_token}")));
+        assert_eq!(answer["error"]["code"], -32003, "{method}: {answer}");
+        assert!(
+            answer["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("target"),
+            "{method}: {answer}"
+        );
+    }
+    for answer in call(&other_hex).as_array().unwrap() {
+        assert_eq!(answer["status"], 403, "{answer}");
+    }
+    // The right capability reads the description; an unknown name is then -32601.
+    let discover = r#"{"jsonrpc":"2.0","id":1,"method":"rpc.discover"}"#;
+    let answer = curl(&url, discover, Some(format!("ZAP-Cap {token}")));
+    assert_eq!(answer["result"]["info"]["title"], "eth", "{answer}");
+    let unknown = r#"{"jsonrpc":"2.0","id":1,"method":"eth_noSuchMethod"}"#;
+    let answer = curl(&url, unknown, Some(format!("ZAP-Cap {token}")));
+    assert_eq!(answer["error"]["code"], -32601, "{answer}");
+    // Over ZAP, an ordinal the service's policy does not name is refused (403), for
+    // either capability: the table fails closed.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for cap in [&cap_hex, &other_hex] {
+        let status = runtime.block_on(async {
+            let config = zap_runtime::client::ClientConfig {
+                cap: hex::decode(cap).unwrap(),
+                ..Default::default()
+            };
+            let client = zap_runtime::client::Client::connect_with(server.zap, config)
+                .await
+                .unwrap();
+            let (status, body) = client
+                .call_raw(99, zap_runtime::rpc::NO_TARGET, b"")
+                .await
+                .unwrap();
+            (status.0, String::from_utf8_lossy(&body).into_owned())
+        });
+        assert_eq!(status.0, 403, "{status:?}");
+        assert!(status.1.starts_with("forbidden: "), "{status:?}");
+    }
 }

@@ -93,6 +93,7 @@ pub use error::{CapError, Refusal};
 pub use issue::{attenuate, issue, Attenuation, Issuance, IssueError};
 pub use policy::{
     Grant, Policy, PolicyBuilder, RevocationCheck, DEFAULT_CACHE_CAPACITY, DEFAULT_CLOCK_SKEW,
+    NO_METHOD,
 };
 pub use scheme::{issuer_id, KeyError, PublicKey, Scheme, TAG_HYBRID, TAG_RESERVED};
 pub use signer::SigningKey;

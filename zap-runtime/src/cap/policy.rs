@@ -195,25 +195,28 @@ impl Policy {
             .map(|i| self.methods[i].1)
     }
 
-    /// What a server asks for a call of method `ordinal` at `now` (unix seconds): a
-    /// method in the table needs a valid capability with its bits; a method the table
-    /// does not name needs a valid capability (the service then answers 404 for an
-    /// ordinal it does not have, so only an authorised caller learns which exist).
+    /// What a server asks for a call of method `ordinal` at `now` (unix seconds), fail
+    /// closed: a method in the table needs a valid capability for this target with the
+    /// method's bits; any other ordinal is refused (403) once the capability is valid
+    /// ([`check_method`](Self::check_method)). Ordinal 0, [`NO_METHOD`], is what the
+    /// JSON-RPC server asks for a name that is no method of the service (`rpc.discover`,
+    /// or a name it will answer -32601 for): a valid capability for this target, so only
+    /// an authorised caller reads the service's description or learns which methods
+    /// exist.
     pub fn check_call(&self, cap: &[u8], ordinal: u32, now: u64) -> Result<(), CapError> {
-        match self.required_bits(ordinal) {
-            Some(bits) => self.check(cap, bits, now),
-            None => {
-                let mut grant = Grant::NONE;
-                self.verify_into(cap, now, &mut grant)
-            }
+        if ordinal == NO_METHOD {
+            return self.check(cap, 0, now);
         }
+        self.check_method(cap, ordinal, now)
     }
 
     /// Check a request's `Cap` field for method `ordinal` at `now` (unix seconds). A
-    /// method missing from the table is refused (403) once the capability is valid.
+    /// method missing from the table is refused (403) once the capability is valid, and
+    /// a capability for another target is refused whatever the method.
     pub fn check_method(&self, cap: &[u8], ordinal: u32, now: u64) -> Result<(), CapError> {
         let mut grant = Grant::NONE;
         self.verify_into(cap, now, &mut grant)?;
+        self.authorize(&grant, 0)?;
         let bits = self
             .required_bits(ordinal)
             .ok_or(Refusal::UnknownMethod(ordinal))?;
@@ -454,6 +457,10 @@ const _: fn() = || {
     shared::<Policy>();
     shared::<PublicKey>();
 };
+
+/// The ordinal a JSON-RPC server asks the policy about for a method name the service
+/// does not have (`rpc.discover` among them): no method has ordinal 0.
+pub const NO_METHOD: u32 = 0;
 
 /// The servers' hook: [`Policy::check_call`] at the current time. Refusals write their
 /// reason (`unauthorized: …` / `forbidden: …`) and answer 401 or 403; an allowed call
