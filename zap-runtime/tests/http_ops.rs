@@ -11,7 +11,7 @@ use zap_runtime::metrics::Metrics;
 use zap_runtime::shutdown::Readiness;
 
 async fn get(client: &mut http_support::RawClient, path: &str) -> http_support::HttpResponse {
-    let head = format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n");
+    let head = format!("GET {path} HTTP/1.1\r\nHost: localhost\r\n\r\n");
     client.send(head.as_bytes()).await;
     client.read_response().await
 }

@@ -187,7 +187,7 @@ async fn hostile_handshakes_close_only_their_connection() {
     let mut cases: Vec<(&str, Vec<u8>)> = vec![
         (
             "garbage instead of a handshake",
-            b"GET / HTTP/1.1\r\nHost: x\r\n\r\n".to_vec(),
+            b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".to_vec(),
         ),
         (
             "a length word of 80, then neither 'Z' nor a direction",

@@ -42,7 +42,7 @@ async fn bad_streams_are_closed_and_do_not_disturb_others() {
 
     // Garbage that is not framing (an HTTP request): its "length" is far too large.
     let mut raw = Raw::connect(server.addr).await;
-    raw.send(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").await;
+    raw.send(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n").await;
     assert!(raw.is_closed_by_server().await, "garbage");
 
     // A length just over the limit.

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use eth_rpc::{Config, Servers};
+use zap_runtime::http::AllowedHosts;
 use zap_runtime::json::to_hex;
 use zap_runtime::shutdown::Shutdown;
 use zap_runtime::tls::{ServerTls, TlsError};
@@ -87,6 +88,23 @@ struct Args {
     /// 503 (so a load balancer stops sending new work) before draining and exiting.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     readiness_grace: f64,
+    /// Close an HTTP connection whose peer takes none of its answer for this long: a
+    /// client that never reads holds a connection, and the answer, no longer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    http_write_stall_timeout: f64,
+    /// The Host names the HTTP server answers, comma-separated; `*` for any. Any other
+    /// name is refused (403), which stops DNS rebinding; IP literals are always answered.
+    #[arg(long, value_name = "NAMES", default_value = "localhost")]
+    http_vhosts: String,
+    /// Accept --cap-trust without TLS on an address other than loopback. Capabilities are
+    /// bearer tokens: without TLS anyone on the path can copy one and use it, so this is
+    /// refused unless said explicitly.
+    #[arg(long, requires = "cap_trust")]
+    allow_insecure_caps: bool,
+    /// The origins whose web pages may call the HTTP server and read its answers (CORS),
+    /// comma-separated; `*` for any. Default: none.
+    #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
+    http_corsdomain: Vec<String>,
 }
 
 impl Args {
@@ -133,6 +151,21 @@ async fn run(args: Args) -> std::io::Result<()> {
         http_addr: args.http_addr,
         ..Config::default()
     };
+    if args.cap_trust.is_some() && tls.is_none() && !args.allow_insecure_caps {
+        let exposed = [args.zap_addr, args.http_addr]
+            .into_iter()
+            .find(|addr| !addr.ip().is_loopback());
+        if let Some(addr) = exposed {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "--cap-trust without TLS would send capabilities in clear text to {addr}: \
+                     add --tls-cert and --tls-key, listen on loopback only, or say \
+                     --allow-insecure-caps"
+                ),
+            ));
+        }
+    }
     if let (Some(trust), Some(target)) = (&args.cap_trust, &args.cap_target) {
         let policy = eth_rpc::load_policy(trust, target).map_err(std::io::Error::other)?;
         tracing::info!("capabilities required on every call ({policy:?})");
@@ -141,8 +174,10 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     config.zap.tls.clone_from(&tls);
     config.http.tls.clone_from(&tls);
-    let grace = std::time::Duration::try_from_secs_f64(args.readiness_grace)
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+    config.http.allowed_hosts = AllowedHosts::parse(&args.http_vhosts);
+    config.http.write_stall_timeout = seconds(args.http_write_stall_timeout)?;
+    config.http.cors_origins = args.http_corsdomain.clone();
+    let grace = seconds(args.readiness_grace)?;
     let shutdown = Shutdown::on_signals(grace)?;
     config.http.readiness = shutdown.readiness();
     let servers = Servers::bind(config).await?;
@@ -166,4 +201,11 @@ async fn run(args: Args) -> std::io::Result<()> {
         );
     }
     servers.serve(shutdown.stopped()).await
+}
+
+/// A duration given in seconds on the command line.
+fn seconds(value: f64) -> std::io::Result<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(value).map_err(|e| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{value} s: {e}"))
+    })
 }

@@ -328,7 +328,7 @@ async fn plain_http_on_the_https_port_is_closed_and_https_still_served() {
     let server = start(&pki, false).await;
     let mut plain = TcpStream::connect(server.http).await.expect("connect");
     plain
-        .write_all(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .await
         .expect("send");
     let mut got = Vec::new();

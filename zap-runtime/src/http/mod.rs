@@ -40,10 +40,12 @@
 //! | 200 | every JSON-RPC answer, **including JSON-RPC errors** (the usual convention: the error is in the body) |
 //! | 204 | the request was a notification, or a batch of notifications only: no body |
 //! | 404 | a path other than `/rpc`, `/health`, `/health/live`, `/`, `/index.html` and (with [`HttpConfig::metrics`]) `/metrics` |
-//! | 405 | `/rpc` with a method other than POST, `/health`, `/health/live` and `/index.html` with other than GET/HEAD, `/` with other than GET/HEAD/POST (with an `Allow` header) |
+//! | 204 | also: a CORS preflight (`OPTIONS /rpc` or `OPTIONS /`) from an allowed origin |
+//! | 405 | `/rpc` with a method other than POST (or OPTIONS), `/health`, `/health/live` and `/index.html` with other than GET/HEAD, `/` with other than GET/HEAD/POST (with an `Allow` header) |
 //! | 408 | the body did not arrive within [`HttpConfig::body_read_timeout`] (connection closed) |
 //! | 413 | the body is longer than [`HttpConfig::max_body`]: refused from `Content-Length` before any of it is read, or as soon as a chunked body passes the limit (connection closed) |
-//! | 415 | a `Content-Type` that is not JSON. No `Content-Type` at all is accepted, and so are `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` |
+//! | 403 | a `Host` that [`HttpConfig::allowed_hosts`] does not name (any path); a CORS preflight (`OPTIONS`) from an origin [`HttpConfig::cors_origins`] does not list |
+//! | 415 | a POST without a JSON `Content-Type`, or with none: `application/json` with any parameters, `application/json-rpc`, `application/jsonrequest` and `application/*+json` are JSON (browser pages cannot send these cross-origin without a preflight; see [`AllowedHosts`] for the browser rules) |
 //! | 503 | `GET /health` once draining has started ([`HttpConfig::readiness`]); `GET /health/live` stays 200 |
 //!
 //! The 408, 413 and 415 answers carry a JSON-RPC error body (`"id": null`, -32600) with
@@ -54,15 +56,16 @@
 //! | code | when |
 //! | --- | --- |
 //! | -32700 | the body is not JSON (`"id": null`) |
-//! | -32600 | not a request object, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
+//! | -32600 | not a request object, one of `jsonrpc`, `id`, `method`, `params` given twice, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
 //! | -32601 | no method of that name (the message lists the known ones) |
 //! | -32602 | the params do not make the request struct ([`ParamsError`](crate::json::ParamsError)), or the handler answered ZAP status 400 |
 //! | -32603 | the handler answered ZAP status 500, wrote a response that cannot be read, or the answer cannot be serialized as JSON ([`ResultError`](crate::json::ResultError)) |
 //! | -32001 / -32003 | the handler answered ZAP status 401 / 403 |
+//! | -32010 ..= -32099 | the handler answered an application error ([`crate::app_error`]): its message and data as they are |
 //! | -32000 | the handler answered any other status |
 //!
-//! Errors raised by a handler carry its message in `error.message` and the ZAP status in
-//! `error.data.status`. The `id` of an answer echoes the request's `id` as it was sent
+//! Other errors raised by a handler carry its message in `error.message` and the ZAP
+//! status in `error.data.status`. The `id` of an answer echoes the request's `id` as it was sent
 //! (number, string or null).
 //!
 //! # Limits
@@ -78,14 +81,17 @@
 //! [`Service::call`]: crate::Service::call
 
 mod batch;
+mod browser;
 mod explorer;
 mod jsonrpc;
 mod routes;
 mod server;
+mod stall;
 
 use std::time::Duration;
 
 pub use crate::accept::{Bound, ServerStats};
+pub use browser::AllowedHosts;
 pub use jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
 pub use server::{serve_http, HttpServer};
 /// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).
@@ -108,6 +114,10 @@ pub struct HttpConfig {
     pub header_read_timeout: Duration,
     /// Time allowed for a request body to arrive (default 30 s); past it, 408.
     pub body_read_timeout: Duration,
+    /// How long an answer may wait without a byte of it being taken by the peer (default
+    /// 30 s); past it the connection is closed and what it held is freed. A client that
+    /// sends requests and never reads the answers holds a connection no longer than this.
+    pub write_stall_timeout: Duration,
     /// After shutdown is triggered, how long requests in flight may take before their
     /// connections are dropped (default 30 s).
     pub drain_timeout: Duration,
@@ -138,6 +148,14 @@ pub struct HttpConfig {
     /// Served at `GET /metrics` in the Prometheus text format (see
     /// [`metrics`](crate::metrics)); `None` (the default): 404 there.
     pub metrics: Option<crate::metrics::Metrics>,
+    /// The `Host` names answered; any other gets 403 (a defence against DNS rebinding,
+    /// see [`AllowedHosts`]). Default: `localhost` (IP literals are always answered).
+    pub allowed_hosts: AllowedHosts,
+    /// The origins whose web pages may call this server and read its answers (CORS):
+    /// their preflights are answered and their answers carry
+    /// `Access-Control-Allow-Origin`. `*` allows every origin. Default: none, so no page
+    /// of another origin can read an answer.
+    pub cors_origins: Vec<String>,
 }
 
 impl HttpConfig {
@@ -157,6 +175,7 @@ impl Default for HttpConfig {
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
+            write_stall_timeout: Duration::from_secs(30),
             drain_timeout: Duration::from_secs(30),
             pipeline_flush: false,
             authorize: None,
@@ -164,6 +183,8 @@ impl Default for HttpConfig {
             tls: None,
             readiness: crate::shutdown::Readiness::new(),
             metrics: None,
+            allowed_hosts: AllowedHosts::default(),
+            cors_origins: Vec::new(),
         }
     }
 }

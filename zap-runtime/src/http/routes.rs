@@ -9,6 +9,7 @@ use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
+use super::browser;
 use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use super::HttpConfig;
 use crate::metrics::Metrics;
@@ -26,9 +27,30 @@ type Reply = Response<Full<Bytes>>;
 
 /// Route one request.
 pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
+    if !shared.config.allowed_hosts.allows(req.headers()) {
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
+        return rpc_error(
+            StatusCode::FORBIDDEN,
+            format!(
+                "this server does not answer for Host {:?} (its allowed hosts are configured with --http-vhosts)",
+                host.unwrap_or_default()
+            ),
+        );
+    }
     match (req.uri().path(), req.method()) {
         // Ethereum tools (web3.py, ethers) post to the URL they are given, usually `/`.
-        ("/rpc" | "/", &Method::POST) => rpc(shared, req).await,
+        ("/rpc" | "/", &Method::POST) => {
+            let origin = browser::allowed_origin(&shared.config.cors_origins, req.headers()).cloned();
+            let mut reply = rpc(shared, req).await;
+            if let Some(origin) = origin {
+                browser::allow_origin(reply.headers_mut(), &origin);
+            }
+            reply
+        }
+        ("/rpc" | "/", &Method::OPTIONS) => preflight(shared, &req),
         ("/rpc", _) => method_not_allowed("POST"),
         ("/health", &Method::GET | &Method::HEAD) => match shared.config.readiness.is_draining() {
             false => json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}")),
@@ -62,13 +84,21 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
 /// `POST /rpc`: check the headers, read the body within its limits, answer the calls.
 async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
     let config = &shared.config;
-    if let Some(found) = req.headers().get(header::CONTENT_TYPE) {
-        if !is_json(found) {
+    // Required, so that no web page can post here without a CORS preflight.
+    match req.headers().get(header::CONTENT_TYPE) {
+        Some(found) if is_json(found) => {}
+        Some(found) => {
             let found = String::from_utf8_lossy(found.as_bytes()).into_owned();
             return rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 format!("Content-Type {found:?} is not JSON: send Content-Type: application/json"),
             );
+        }
+        None => {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "a JSON-RPC request needs Content-Type: application/json".to_owned(),
+            )
         }
     }
     if let Some(declared) = declared_length(&req) {
@@ -119,6 +149,22 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
     {
         Some(answer) => json(StatusCode::OK, Bytes::from(answer)),
         None => empty(StatusCode::NO_CONTENT),
+    }
+}
+
+/// `OPTIONS /rpc`: a CORS preflight, answered for the origins
+/// [`HttpConfig::cors_origins`] lists and refused (403) for any other.
+fn preflight<S: Service>(shared: &Shared<S>, req: &Request<Incoming>) -> Reply {
+    match browser::allowed_origin(&shared.config.cors_origins, req.headers()) {
+        Some(origin) => {
+            let mut reply = empty(StatusCode::NO_CONTENT);
+            browser::preflight_headers(reply.headers_mut(), origin);
+            reply
+        }
+        None => text(
+            StatusCode::FORBIDDEN,
+            "cross-origin requests are not allowed from this origin (the server's CORS origins are configured with --http-corsdomain)\n".to_owned(),
+        ),
     }
 }
 

@@ -15,6 +15,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
+use super::stall::WriteDeadline;
 use super::HttpConfig;
 use crate::accept::{Bound, Counted, Limits};
 use crate::service::Service;
@@ -114,6 +115,7 @@ async fn serve_connection<S: Service, IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let header_read_timeout = shared.config.header_read_timeout;
+    let stream = WriteDeadline::new(stream, shared.config.write_stall_timeout);
     let pipeline_flush = shared.config.pipeline_flush;
     let service = service_fn(move |req| {
         let shared = shared.clone();

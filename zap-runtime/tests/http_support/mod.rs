@@ -362,7 +362,7 @@ impl RawClient {
     /// POST a JSON body and read the answer.
     pub async fn post(&mut self, path: &str, body: &str) -> HttpResponse {
         let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
             body.len()
         );
         self.send(head.as_bytes()).await;
