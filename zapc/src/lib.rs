@@ -31,7 +31,7 @@
 //!
 //! and in the crate, `include_schema!` with the file stem brings the generated module in:
 //!
-//! ```ignore
+//! ```text
 //! // src/lib.rs
 //! pub mod eth {
 //!     zap_runtime::include_schema!("eth"); // include!(concat!(env!("OUT_DIR"), "/eth.rs"))

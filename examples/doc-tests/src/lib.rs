@@ -131,6 +131,51 @@ mod tests {
         assert!(checked > 0, "no file: block found: is the guide included?");
     }
 
+    /// `ignore` anywhere a doctest can be: `cargo test -- --ignored` (which CI runs)
+    /// would compile it and fail. The crates' own READMEs and sources count too.
+    #[test]
+    fn no_doctest_is_ignore() {
+        fn walk(dir: &Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("readable") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs" || e == "md") {
+                    let text = std::fs::read_to_string(&path).expect("UTF-8");
+                    for (n, line) in text.lines().enumerate() {
+                        let fence = line.trim_start_matches(['/', '!', ' ']);
+                        if fence.starts_with("```")
+                            && fence[3..].split([',', ' ']).any(|w| w == "ignore")
+                        {
+                            found.push(format!("{}:{}", path.display(), n + 1));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        for dir in ["zapc/src", "zap-runtime/src", "zap-derive/src", "docs"] {
+            walk(&root().join(dir), &mut found);
+        }
+        for readme in [
+            "README.md",
+            "zapc/README.md",
+            "zap-runtime/README.md",
+            "zap-derive/README.md",
+        ] {
+            let text = std::fs::read_to_string(root().join(readme)).expect("readable");
+            for fence in super::fences(&text) {
+                if fence.info.split([',', ' ']).any(|w| w == "ignore") {
+                    found.push(format!("{readme}:{}", fence.line));
+                }
+            }
+        }
+        assert!(
+            found.is_empty(),
+            "blocks marked ignore (use text, no_run, or a doctest that compiles): {found:?}"
+        );
+    }
+
     #[test]
     fn fences_are_compiled_or_files() {
         // The attributes rustdoc compiles a block with; anything else makes rustdoc skip
