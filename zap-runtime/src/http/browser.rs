@@ -28,7 +28,7 @@ pub enum AllowedHosts {
     /// These names (compared without case, port and trailing dot), besides IP literals
     /// and requests without `Host`. The default is `localhost` alone.
     Names(Vec<String>),
-    /// Every name (`--http-vhosts '*'`): for a server behind a proxy that checks names
+    /// Every name (`*` in a list): for a server behind a proxy that checks names
     /// itself, or one that no browser can reach.
     Any,
 }
@@ -40,7 +40,8 @@ impl Default for AllowedHosts {
 }
 
 impl AllowedHosts {
-    /// From a comma-separated list, as `--http-vhosts` takes it: `*` for any name.
+    /// From a comma-separated list, as a command-line option takes it (eth-rpc's
+    /// `--http-vhosts`): `*` for any name.
     pub fn parse(list: &str) -> Self {
         let names: Vec<String> = list
             .split(',')

@@ -35,7 +35,7 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
         return rpc_error(
             StatusCode::FORBIDDEN,
             format!(
-                "this server does not answer for Host {:?} (its allowed hosts are configured with --http-vhosts)",
+                "this server does not answer for Host {:?}: it is not among the server's allowed hosts",
                 host.unwrap_or_default()
             ),
         );
@@ -163,7 +163,7 @@ fn preflight<S: Service>(shared: &Shared<S>, req: &Request<Incoming>) -> Reply {
         }
         None => text(
             StatusCode::FORBIDDEN,
-            "cross-origin requests are not allowed from this origin (the server's CORS origins are configured with --http-corsdomain)\n".to_owned(),
+            "cross-origin requests are not allowed from this origin: it is not among the server's CORS origins\n".to_owned(),
         ),
     }
 }
