@@ -20,6 +20,9 @@
 //!   [`frame`]: the TCP framings, `[len u32][dir u8][envelope]` (RPC transport) and
 //!   [`frame::node`] (node transport: NodeID handshake, then
 //!   `[len u32][reqID u32][flag u32][envelope]`), and how to tell them apart.
+//! * [`Service`] and [`CallError`]: what a handler serves and fails with; [`AppError`]
+//!   is a service's own error (a code, a message, data), which ZAP and JSON-RPC clients
+//!   both receive as itself ([`app_error`]).
 //!
 //! ```
 //! use zap_runtime::{Builder, Message};
