@@ -1,6 +1,6 @@
 //! A to-do list served over ZAP/TCP and JSON-RPC over HTTP by one handler.
 //!
-//! `build.rs` compiles `schemas/todo.zap` into the [`todo`] module: the `Item`,
+//! `build.rs` compiles `schemas/todo.zap` into the [`todo`](mod@todo) module: the `Item`,
 //! `AddRequest`, `ItemList` and `CompleteRequest` types (owned structs, zero-copy
 //! readers, builders), the `Todos` handler trait, `TodosService` (what the servers
 //! serve) and `TodosClient` (what callers call). This file implements the trait and
