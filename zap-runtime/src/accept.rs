@@ -6,20 +6,26 @@
 //!   straight away that the server is full (a queued peer cannot tell a full server
 //!   from a dead one), and the listen backlog keeps being emptied, so a burst does not
 //!   leave the kernel dropping new connection attempts.
+//! * **Per address**, optionally: a connection from an IP address that already has
+//!   `max_connections_per_address` open is refused the same way.
+//! * **Descriptors:** each server's limit is checked against the process's open-file
+//!   limit when it starts (raised to the hard limit first; see `fds`).
+//! * Refusals are logged at most once a second per server, with the count since.
 //! * **Shutdown** is a [`CancellationToken`]: once cancelled, nothing more is accepted
 //!   and the listener is closed; each connection sees the same token and finishes what
 //!   it has read.
 //! * **Drain:** the loop then waits for every connection to end, at most the drain
 //!   timeout, and drops the connections still open after it.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
@@ -233,6 +239,8 @@ pub(crate) struct Limits {
     pub name: &'static str,
     /// Most connections served at once; more are refused (closed at once).
     pub max_connections: usize,
+    /// Most connections from one IP address at once, if limited.
+    pub max_per_address: Option<usize>,
     /// After shutdown, how long connections get to finish before they are dropped.
     pub drain_timeout: Duration,
 }
@@ -264,8 +272,12 @@ impl<S, C> Bound<S, C> {
         let Limits {
             name,
             max_connections,
+            max_per_address,
             drain_timeout,
         } = limits;
+        let _descriptors = crate::fds::claim(name, max_connections);
+        let per_address = max_per_address.map(PerAddress::new);
+        let mut refusals = Refusals::default();
         let mut tasks = JoinSet::new();
         loop {
             let accepted = tokio::select! {
@@ -288,13 +300,32 @@ impl<S, C> Bound<S, C> {
                 }
             };
             // Only this loop opens connections, so the count cannot pass the limit.
-            if stats.active_connections() >= max_connections {
+            let full = stats.active_connections() >= max_connections;
+            let address_slot = match &per_address {
+                Some(per_address) if !full => per_address.take(peer.ip()),
+                _ => None,
+            };
+            let refused = match (&per_address, &address_slot) {
+                _ if full => Some((
+                    max_connections,
+                    "connections already open (max_connections)",
+                )),
+                (Some(per_address), None) => Some((
+                    per_address.limit,
+                    "connections from this address already open (max_connections_per_address)",
+                )),
+                _ => None,
+            };
+            if let Some((limit, what)) = refused {
                 stats.0.refused.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(
-                    server = name,
-                    %peer,
-                    "refusing connection: {max_connections} connections already open (max_connections)"
-                );
+                if let Some(since) = refusals.note() {
+                    tracing::warn!(
+                        server = name,
+                        %peer,
+                        refused_since_last_line = since,
+                        "refusing connection: {limit} {what}"
+                    );
+                }
                 drop(stream);
                 continue;
             }
@@ -304,10 +335,83 @@ impl<S, C> Bound<S, C> {
             tasks.spawn(async move {
                 connection.await;
                 drop(open);
+                drop(address_slot);
             });
         }
         drop(listener);
         drain(tasks, name, drain_timeout).await;
+    }
+}
+
+/// Connections open per IP address, for `max_connections_per_address`. Touched once
+/// when a connection opens and once when it ends.
+struct PerAddress {
+    limit: usize,
+    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl PerAddress {
+    fn new(limit: usize) -> Self {
+        PerAddress {
+            limit,
+            open: Arc::default(),
+        }
+    }
+
+    /// A slot for one more connection from `ip`, unless it has `limit` open.
+    fn take(&self, ip: IpAddr) -> Option<AddressSlot> {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        let n = open.entry(ip).or_insert(0);
+        if *n >= self.limit {
+            return None;
+        }
+        *n += 1;
+        Some(AddressSlot {
+            ip,
+            open: Arc::clone(&self.open),
+        })
+    }
+}
+
+/// One connection's place in its address's count, given back when dropped.
+struct AddressSlot {
+    ip: IpAddr,
+    open: Arc<Mutex<HashMap<IpAddr, usize>>>,
+}
+
+impl Drop for AddressSlot {
+    fn drop(&mut self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(n) = open.get_mut(&self.ip) {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.ip);
+            }
+        }
+    }
+}
+
+/// Refused connections, logged at most once a second.
+#[derive(Default)]
+struct Refusals {
+    last_line: Option<Instant>,
+    suppressed: u64,
+}
+
+impl Refusals {
+    /// Count one refusal; `Some(n)` when it may be logged now, `n` being the refusals
+    /// not logged since the last line.
+    fn note(&mut self) -> Option<u64> {
+        let now = Instant::now();
+        if self
+            .last_line
+            .is_some_and(|t| now.duration_since(t) < Duration::from_secs(1))
+        {
+            self.suppressed += 1;
+            return None;
+        }
+        self.last_line = Some(now);
+        Some(std::mem::take(&mut self.suppressed))
     }
 }
 

@@ -38,6 +38,9 @@ pub(crate) struct FrameReader<D = FrameDecoder> {
     buf: BytesMut,
     /// Bytes at the front of `buf` already handed out as frames.
     used: usize,
+    /// What `buf` holds past [`BUF_START`], counted in the server's buffer budget.
+    #[cfg(feature = "server")]
+    budget: Option<crate::budget::Held>,
 }
 
 impl FrameReader {
@@ -55,7 +58,17 @@ impl<D: FrameDecode> FrameReader<D> {
             decoder,
             buf: BytesMut::with_capacity(BUF_START),
             used: 0,
+            #[cfg(feature = "server")]
+            budget: None,
         }
+    }
+
+    /// Count what the buffer grows past its first [`BUF_START`] bytes in `budget`, and
+    /// wait for it before growing when the budget is spent.
+    #[cfg(feature = "server")]
+    pub(crate) fn with_budget(mut self, budget: crate::budget::BufferBudget) -> Self {
+        self.budget = Some(crate::budget::Held::new(budget));
+        self
     }
 
     /// The next complete frame in the buffer; `Ok(None)` when only part of one (or
@@ -131,26 +144,62 @@ impl<D> FrameReader<D> {
         source: &mut R,
     ) -> io::Result<usize> {
         self.drop_used();
-        self.make_room();
+        let want = self.room_wanted();
+        if self.buf.capacity() - self.buf.len() < want {
+            #[cfg(feature = "server")]
+            if let Some(held) = &mut self.budget {
+                // At least this much capacity after the reserve below.
+                let grown = (self.buf.len() + want).saturating_sub(BUF_START);
+                if grown > held.bytes() {
+                    held.hold(grown).await;
+                }
+            }
+            self.buf.reserve(want);
+        }
+        #[cfg(feature = "server")]
+        self.count_held();
         source.read_buf(&mut self.buf).await
+    }
+
+    /// The most an empty buffer keeps for the next frames: [`BUF_KEEP`], or only
+    /// [`BUF_START`] while the budget is more than half spent.
+    fn keep(&self) -> usize {
+        #[cfg(feature = "server")]
+        if self.budget.as_ref().is_some_and(|h| h.pressed()) {
+            return BUF_START;
+        }
+        BUF_KEEP
+    }
+
+    /// Make the budget's count what the buffer holds past [`BUF_START`] now.
+    #[cfg(feature = "server")]
+    fn count_held(&mut self) {
+        if let Some(held) = &mut self.budget {
+            let over = self.buf.capacity().saturating_sub(BUF_START);
+            if over != held.bytes() {
+                held.hold_now(over);
+            }
+        }
     }
 
     fn drop_used(&mut self) {
         self.buf.advance(self.used);
         self.used = 0;
-        if self.buf.is_empty() && self.buf.capacity() > BUF_KEEP {
+        if self.buf.is_empty() && self.buf.capacity() > self.keep() {
             self.buf = BytesMut::with_capacity(BUF_START);
+            #[cfg(feature = "server")]
+            self.count_held();
         }
     }
 
-    /// Make room to read: at least `MIN_READ_ROOM`, and for a frame whose length is
-    /// known, room for its rest, but never more than the bytes already buffered (or
-    /// `BUF_START`). The buffer so grows geometrically with the bytes that really
-    /// arrive: a peer that announces a large frame and sends a few bytes of it pins a
-    /// few KiB, not the announced length (at most twice what it sent). Allocates only
-    /// when the buffer is too small, or when frames split off it are still kept (their
-    /// block cannot be reused).
-    fn make_room(&mut self) {
+    /// The room to make before a read: at least `MIN_READ_ROOM`, and for a frame whose
+    /// length is known, room for its rest, but never more than the bytes already
+    /// buffered (or `BUF_START`). The buffer so grows geometrically with the bytes that
+    /// really arrive: a peer that announces a large frame and sends a few bytes of it
+    /// pins a few KiB, not the announced length (at most twice what it sent). Reserving
+    /// it allocates only when the buffer is too small, or when frames split off it are
+    /// still kept (their block cannot be reused).
+    fn room_wanted(&self) -> usize {
         // The length word is the peer's: checked, so no announced value can wrap.
         let frame_total = self.buf.first_chunk::<4>().map_or(0, |len| {
             usize::try_from(u32::from_le_bytes(*len))
@@ -158,13 +207,10 @@ impl<D> FrameReader<D> {
                 .and_then(|len| len.checked_add(4))
                 .unwrap_or(usize::MAX)
         });
-        let want = frame_total
+        frame_total
             .saturating_sub(self.buf.len())
             .min(self.buf.len().max(BUF_START))
-            .max(MIN_READ_ROOM);
-        if self.buf.capacity() - self.buf.len() < want {
-            self.buf.reserve(want);
-        }
+            .max(MIN_READ_ROOM)
     }
 }
 

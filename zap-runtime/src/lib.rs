@@ -133,6 +133,8 @@
 #[cfg(any(feature = "server", feature = "http"))]
 mod accept;
 pub mod app_error;
+#[cfg(any(feature = "server", feature = "http"))]
+mod budget;
 mod builder;
 #[cfg(feature = "cap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap")))]
@@ -143,6 +145,8 @@ pub mod client;
 pub mod copies;
 mod enums;
 mod error;
+#[cfg(any(feature = "server", feature = "http"))]
+mod fds;
 pub mod frame;
 #[cfg(any(feature = "server", feature = "client"))]
 mod frame_reader;
@@ -172,6 +176,9 @@ pub mod transport;
 mod zap_struct;
 
 pub use app_error::{AppCode, AppError};
+#[cfg(any(feature = "server", feature = "http"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
+pub use budget::{BufferBudget, DEFAULT_BUFFER_BUDGET};
 pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
 /// The shared byte buffer owned messages and frames are made of (from the `bytes` crate).
 pub use bytes::Bytes;

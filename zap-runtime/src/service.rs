@@ -168,6 +168,10 @@ pub trait Authorize: Send + Sync + core::fmt::Debug {
     /// Otherwise the status to answer (401 when `cap` proves nothing, 403 when it does
     /// not cover the call) with the reason written into `why`. Implementations should
     /// not allocate when they allow a call: it runs on the hot path.
+    ///
+    /// A 401 must not depend on `ordinal`: the JSON-RPC server answers every later call
+    /// of the same HTTP request (a batch under one `Authorization` header) with the
+    /// first 401 it gets, without asking again.
     fn authorize(&self, cap: &[u8], ordinal: u32, why: &mut String) -> Result<(), Status>;
 }
 

@@ -18,6 +18,7 @@ use zap_runtime::Transport;
 async fn idle_connections_are_closed() {
     let server = TestServer::start(ServerConfig {
         idle_timeout: Duration::from_millis(200),
+        first_bytes_timeout: Duration::from_millis(200),
         ..quick_config()
     })
     .await;
@@ -41,6 +42,36 @@ async fn idle_connections_are_closed() {
     assert!(slow.is_closed_by_server().await);
     assert!(used.is_closed_by_server().await);
     assert!(dribbling.is_closed_by_server().await);
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn silent_sockets_are_closed_at_the_first_bytes_deadline() {
+    let server = TestServer::start(ServerConfig {
+        first_bytes_timeout: Duration::from_millis(300),
+        ..quick_config()
+    })
+    .await;
+    let started = std::time::Instant::now();
+    let mut silent = Raw::connect(server.addr).await;
+    // Two bytes: not enough to tell the framing.
+    let mut dribbling = Raw::connect(server.addr).await;
+    dribbling.send(&[10, 0]).await;
+    // One call, then silent: framing known, so the idle timeout (5 minutes) applies.
+    let mut used = Raw::connect(server.addr).await;
+    used.send(&request_frame(ADD, 1, 0, &pair(1, 1))).await;
+    assert_eq!(used.answer().await.unwrap().0, Status::OK);
+
+    assert!(silent.is_closed_by_server().await);
+    assert!(dribbling.is_closed_by_server().await);
+    let closed_after = started.elapsed();
+    assert!(
+        closed_after >= Duration::from_millis(300) && closed_after < Duration::from_secs(5),
+        "closed after {closed_after:?}"
+    );
+    // Still served well past the first-bytes deadline.
+    used.send(&request_frame(ADD, 2, 0, &pair(2, 2))).await;
+    assert_eq!(used.answer().await.unwrap().0, Status::OK);
     server.shutdown().await;
 }
 

@@ -92,6 +92,10 @@ struct Args {
     /// client that never reads holds a connection, and the answer, no longer.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     http_write_stall_timeout: f64,
+    /// Close an HTTP connection whose next request head has not arrived this long after
+    /// it connected or after its last answer: the idle keep-alive timeout.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    http_header_read_timeout: f64,
     /// The Host names the HTTP server answers, comma-separated; `*` for any. Any other
     /// name is refused (403), which stops DNS rebinding; IP literals are always answered.
     #[arg(long, value_name = "NAMES", default_value = "localhost")]
@@ -105,6 +109,35 @@ struct Args {
     /// comma-separated; `*` for any. Default: none.
     #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
     http_corsdomain: Vec<String>,
+    /// Serve GET /health, /health/live and /metrics on this address instead of the
+    /// HTTP port: an admin listener with connections of its own, which answers however
+    /// the data ports are loaded, and serves /metrics without a capability.
+    #[arg(long, value_name = "HOST:PORT")]
+    metrics_addr: Option<SocketAddr>,
+    /// Largest JSON-RPC response body in bytes: the call that would pass it, and the
+    /// rest of its batch, are answered with error -32005 (limit exceeded).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    http_max_answer: usize,
+    /// Most ZAP/TCP connections at once; more are refused.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    zap_max_connections: usize,
+    /// Most HTTP connections at once; more are refused.
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    http_max_connections: usize,
+    /// Most connections from one IP address at once, on each port. Default: no limit
+    /// (clients behind a load balancer or NAT share one address).
+    #[arg(long, value_name = "N")]
+    max_connections_per_address: Option<usize>,
+    /// Close a ZAP/TCP connection that has not sent its first bytes (which tell its
+    /// framing) this long after connecting: a silent socket holds a connection slot no
+    /// longer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    zap_first_bytes_timeout: f64,
+    /// MiB that both ports together may buffer of requests still arriving (ZAP frames
+    /// past 16 KiB, HTTP bodies past 16 KiB); past it, connections wait before reading
+    /// more.
+    #[arg(long, value_name = "MIB", default_value_t = 1024)]
+    buffer_budget_mib: usize,
 }
 
 impl Args {
@@ -149,6 +182,7 @@ async fn run(args: Args) -> std::io::Result<()> {
     let mut config = Config {
         zap_addr: args.zap_addr,
         http_addr: args.http_addr,
+        metrics_addr: args.metrics_addr,
         ..Config::default()
     };
     if args.cap_trust.is_some() && tls.is_none() && !args.allow_insecure_caps {
@@ -176,7 +210,17 @@ async fn run(args: Args) -> std::io::Result<()> {
     config.http.tls.clone_from(&tls);
     config.http.allowed_hosts = AllowedHosts::parse(&args.http_vhosts);
     config.http.write_stall_timeout = seconds(args.http_write_stall_timeout)?;
+    config.http.header_read_timeout = seconds(args.http_header_read_timeout)?;
     config.http.cors_origins = args.http_corsdomain.clone();
+    config.http.max_answer = args.http_max_answer;
+    config.zap.max_connections = args.zap_max_connections;
+    config.http.max_connections = args.http_max_connections;
+    config.zap.max_connections_per_address = args.max_connections_per_address;
+    config.http.max_connections_per_address = args.max_connections_per_address;
+    config.zap.first_bytes_timeout = seconds(args.zap_first_bytes_timeout)?;
+    let budget = zap_runtime::BufferBudget::new(args.buffer_budget_mib.saturating_mul(1 << 20));
+    config.zap.buffer_budget = budget.clone();
+    config.http.buffer_budget = budget;
     let grace = seconds(args.readiness_grace)?;
     let shutdown = Shutdown::on_signals(grace)?;
     config.http.readiness = shutdown.readiness();
@@ -186,9 +230,13 @@ async fn run(args: Args) -> std::io::Result<()> {
         Some(_) => ("https", "--cacert <your CA> "),
         None => ("http", ""),
     };
+    let metrics = servers
+        .metrics_addr()
+        .map_or_else(|| "on the http port".to_owned(), |a| a.to_string());
     tracing::info!(
         zap = %servers.zap_addr(),
         %http,
+        %metrics,
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
         "eth-rpc serving; SIGTERM or Ctrl-C stops"

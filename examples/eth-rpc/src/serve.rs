@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use zap_runtime::http::{HttpConfig, HttpServer};
+use zap_runtime::http::{HttpConfig, HttpServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::server::{Server, ServerConfig, ServerStats};
 
@@ -22,6 +22,10 @@ pub struct Config {
     pub zap_addr: SocketAddr,
     /// JSON-RPC over HTTP address (default 127.0.0.1:8545).
     pub http_addr: SocketAddr,
+    /// An admin listener of its own for `GET /health`, `/health/live` and `/metrics`
+    /// (then not served on `http_addr`), reachable however the data ports are loaded.
+    /// Default `None`: they are served on `http_addr`.
+    pub metrics_addr: Option<SocketAddr>,
     /// Limits of the ZAP/TCP server.
     pub zap: ServerConfig,
     /// Limits of the HTTP server.
@@ -35,6 +39,7 @@ impl Default for Config {
         Config {
             zap_addr: SocketAddr::from(([127, 0, 0, 1], 9999)),
             http_addr: SocketAddr::from(([127, 0, 0, 1], 8545)),
+            metrics_addr: None,
             zap: ServerConfig::default(),
             http: HttpConfig::default(),
             handler: LedgerEth::default(),
@@ -48,8 +53,12 @@ impl Default for Config {
 pub struct Servers {
     zap: Server<Metered<EthService<LedgerEth>>>,
     http: HttpServer<Metered<EthService<LedgerEth>>>,
+    admin: Option<HttpServer<EthService<LedgerEth>>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
+
+/// Connections the admin listener serves at once: scrapers and probes.
+const ADMIN_MAX_CONNECTIONS: usize = 64;
 
 /// `bind` with the address in the error, so "address in use" says which one.
 async fn bind(addr: SocketAddr, what: &str) -> io::Result<TcpListener> {
@@ -59,18 +68,35 @@ async fn bind(addr: SocketAddr, what: &str) -> io::Result<TcpListener> {
 }
 
 impl Servers {
-    /// Bind the ZAP/TCP and HTTP listeners of `config`. Calls and connections of both
-    /// are counted in `config.http.metrics` (new ones if `None`), served at
-    /// `GET /metrics`.
+    /// Bind the ZAP/TCP and HTTP listeners of `config` (and the admin listener, if
+    /// asked for). Calls and connections of both are counted in `config.http.metrics`
+    /// (new ones if `None`), served at `GET /metrics`.
     pub async fn bind(mut config: Config) -> io::Result<Servers> {
         let zap = bind(config.zap_addr, "ZAP/TCP").await?;
         let http = bind(config.http_addr, "HTTP").await?;
         let service = Arc::new(EthService::new(config.handler));
         let metrics = config.http.metrics.get_or_insert_with(Metrics::new).clone();
+        let admin = match config.metrics_addr {
+            Some(addr) => {
+                let listener = bind(addr, "health and metrics").await?;
+                let admin = HttpConfig {
+                    routes: Routes::HealthAndMetrics,
+                    metrics: config.http.metrics.take(),
+                    readiness: config.http.readiness.clone(),
+                    max_connections: ADMIN_MAX_CONNECTIONS,
+                    allowed_hosts: config.http.allowed_hosts.clone(),
+                    tls: config.http.tls.clone(),
+                    ..HttpConfig::default()
+                };
+                Some(HttpServer::new(listener, service.clone(), admin))
+            }
+            None => None,
+        };
         let metered = |transport| Arc::new(Metered::new(service.clone(), &metrics, transport));
         let servers = Servers {
             zap: Server::new(zap, metered("zap"), config.zap),
             http: HttpServer::new(http, metered("http"), config.http),
+            admin,
             config_addrs: (config.zap_addr, config.http_addr),
         };
         metrics.register_server("zap", servers.zap_stats());
@@ -88,6 +114,11 @@ impl Servers {
         self.http.local_addr().unwrap_or(self.config_addrs.1)
     }
 
+    /// The bound admin (health and metrics) address, if there is one.
+    pub fn metrics_addr(&self) -> Option<SocketAddr> {
+        self.admin.as_ref().and_then(|a| a.local_addr().ok())
+    }
+
     /// Live counters of the ZAP/TCP server (open, accepted, refused connections).
     pub fn zap_stats(&self) -> ServerStats {
         self.zap.stats()
@@ -102,7 +133,9 @@ impl Servers {
     /// shut both down gracefully: each stops accepting, answers what it has read, and
     /// closes. Returns the first transport's error, if any.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
-        let Servers { zap, http, .. } = self;
+        let Servers {
+            zap, http, admin, ..
+        } = self;
         let stop = CancellationToken::new();
         // Either transport ending (an error) stops the other one too.
         let stop_on_end = |result: io::Result<()>| {
@@ -111,6 +144,12 @@ impl Servers {
         };
         let zap = async { stop_on_end(zap.run(stop.clone()).await) };
         let http = async { stop_on_end(http.run(stop.clone()).await) };
+        let admin = async {
+            match admin {
+                Some(admin) => stop_on_end(admin.run(stop.clone()).await),
+                None => Ok(()),
+            }
+        };
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
@@ -118,7 +157,7 @@ impl Servers {
             }
             stop.cancel();
         };
-        let (zap, http, ()) = tokio::join!(zap, http, trigger);
-        zap.and(http)
+        let (zap, http, admin, ()) = tokio::join!(zap, http, admin, trigger);
+        zap.and(http).and(admin)
     }
 }

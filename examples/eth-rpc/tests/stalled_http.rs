@@ -85,3 +85,96 @@ async fn connections_that_never_read_are_closed_after_the_stall_timeout() {
     assert_eq!(process::get_status(server.http, "/health").await, Some(200));
     drop(held);
 }
+
+/// Raise this test's open-file soft limit to its hard limit (a thousand sockets need it
+/// where the soft limit is 1024).
+fn raise_open_file_limit() {
+    use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
+    let limit = getrlimit(Resource::Nofile);
+    setrlimit(
+        Resource::Nofile,
+        Rlimit {
+            current: limit.maximum,
+            maximum: limit.maximum,
+        },
+    )
+    .expect("raise the open-file soft limit");
+}
+
+/// The status of `GET path` at `addr`, or `None` when the connection is refused or
+/// closed unanswered.
+async fn status(addr: std::net::SocketAddr, path: &str) -> Option<u16> {
+    process::get_status(addr, path).await
+}
+
+#[tokio::test]
+async fn a_thousand_stalled_connections_release_the_port_within_the_stall_timeout() {
+    raise_open_file_limit();
+    const HELD: usize = 1030;
+    let stall_timeout = Duration::from_secs(10);
+    // A stalled connection is either stuck writing an answer the peer does not take
+    // (the write-stall timeout) or, once the answer fitted in the kernel's buffers,
+    // waiting for a next request that never comes (the header-read timeout): both 10 s.
+    let server = EthRpc::start(&[
+        "--http-write-stall-timeout",
+        "10",
+        "--http-header-read-timeout",
+        "10",
+        "--metrics-addr",
+        "127.0.0.1:0",
+    ])
+    .await;
+    let admin = server
+        .metrics
+        .expect("the admin listener's address in the log");
+    // 25 rpc.discover answers (about 100 KB): more than a send buffer takes when the
+    // receiver's window is 1 KiB.
+    let calls: Vec<String> = (0..25)
+        .map(|i| format!(r#"{{"jsonrpc":"2.0","id":{i},"method":"rpc.discover"}}"#))
+        .collect();
+    let body = format!("[{}]", calls.join(","));
+    let mut held = Vec::new();
+    let mut last_sent = Instant::now();
+    for _ in 0..HELD {
+        match tokio::time::timeout(Duration::from_secs(2), stall(&server, &body)).await {
+            Ok(stream) => held.push(stream),
+            // Past the connection limit the server closes at once: a send may fail.
+            Err(_) => break,
+        }
+        last_sent = Instant::now();
+    }
+    // The data port is full (1024 connections): /health there is refused...
+    assert_eq!(status(server.http, "/health").await, None);
+    // ...while the admin listener answers health and metrics throughout.
+    assert_eq!(status(admin, "/health").await, Some(200));
+    let metrics = process::get_body(admin, "/metrics").await.unwrap();
+    let refused: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("zap_connections_refused_total{server=\"http\"} "))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP refusal count in {metrics}"));
+    assert!(refused > 0, "the data port refused nothing");
+    // Within the timeout of the last connection made (plus a little), the data port
+    // answers again, though the clients keep their sockets.
+    let answered = loop {
+        if status(server.http, "/health").await == Some(200) {
+            break last_sent.elapsed();
+        }
+        assert!(
+            last_sent.elapsed() < stall_timeout + Duration::from_secs(10),
+            "/health not answered {:?} after the last stalled request",
+            last_sent.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    eprintln!(
+        "{} stalled connections; /health answered again {answered:?} after the last was sent",
+        held.len()
+    );
+    assert!(
+        held.len() >= 1024,
+        "only {} connections were made",
+        held.len()
+    );
+    drop(held);
+}

@@ -8,7 +8,8 @@
 //! exactly as safe as a fresh verification (the fingerprint only chooses where to look;
 //! it is never trusted). The entry keeps what a later check must re-judge (the chain's
 //! validity window and every CapID to ask the revocation hook about, so no hashing is
-//! needed on a hit) and what it grants. Only a chain that passed every check is stored.
+//! needed on a hit) and what it grants. Only a chain whose every signature and link
+//! verified is stored (a revoked one too: each hit asks the revocation hook again).
 //!
 //! ## Memory
 //!

@@ -71,6 +71,17 @@
 //! * Permissions: a call needs **every** bit the method requires (the peers' `op` test
 //!   is any-bit); a method missing from the table is refused.
 //!
+//! # What a bad capability costs the server
+//!
+//! A chain has at most [`MAX_CHAIN_LINKS`] links. Everything that needs no
+//! cryptography is checked first; then the signatures **root first**, the root's with a
+//! trusted key decoded once at start, so a forged root costs one signature check and
+//! a chain hung from a genuine root at most one per link. Refused bytes are remembered
+//! for [`REFUSAL_MEMORY_SECONDS`] ([`PolicyBuilder::refusal_memory`]): presenting them
+//! again costs a hash. Verified ones are cached ([`PolicyBuilder::cache_capacity`]).
+//! The JSON-RPC server checks an `Authorization` header once for a whole batch when it
+//! proves nothing (401).
+//!
 //! # Use
 //!
 //! A server builds a [`Policy`] from its trusted roots ([`parse_trust_file`]), its target
@@ -83,6 +94,7 @@ pub mod chain;
 mod error;
 mod issue;
 mod policy;
+mod refused;
 mod scheme;
 mod signer;
 mod trust;
@@ -93,8 +105,9 @@ pub use error::{CapError, Refusal};
 pub use issue::{attenuate, issue, Attenuation, Issuance, IssueError};
 pub use policy::{
     Grant, Policy, PolicyBuilder, RevocationCheck, DEFAULT_CACHE_CAPACITY, DEFAULT_CLOCK_SKEW,
-    NO_METHOD,
+    DEFAULT_REFUSAL_MEMORY, NO_METHOD,
 };
+pub use refused::REFUSAL_MEMORY_SECONDS;
 pub use scheme::{issuer_id, KeyError, PublicKey, Scheme, TAG_HYBRID, TAG_RESERVED};
 pub use signer::SigningKey;
 pub use trust::{parse_trust_file, trust_file_line, TrustFileError};

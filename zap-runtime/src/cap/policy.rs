@@ -1,11 +1,10 @@
 //! The server side: which issuers are trusted, which target this server is, which bits
 //! each method needs, and the check a request's `Cap` field must pass.
 
-use std::borrow::Cow;
-
 use super::cache::{Cache, Entry, MAX_IDS};
 use super::chain::Presented;
 use super::error::{CapError, Refusal};
+use super::refused::Refused;
 use super::scheme::{twin_signature, PublicKey, Scheme};
 use super::wire::{Capability, KIND_DELEGATE, PERM_ATTENUATE};
 
@@ -56,6 +55,9 @@ impl Grant {
 
 /// The default cache capacity (verified capabilities remembered by their bytes).
 pub const DEFAULT_CACHE_CAPACITY: usize = 1024;
+/// The default number of refused capabilities remembered
+/// ([`PolicyBuilder::refusal_memory`]).
+pub const DEFAULT_REFUSAL_MEMORY: usize = 256;
 /// The default clock skew allowed on not-before (`IssuedAt`), in seconds.
 pub const DEFAULT_CLOCK_SKEW: u64 = 60;
 
@@ -80,6 +82,7 @@ pub struct Policy {
     revocation: Option<Box<dyn RevocationCheck>>,
     clock_skew: u64,
     cache: Option<Cache>,
+    refused: Option<Refused>,
 }
 
 /// Shows what the policy accepts (target, issuer count, method table), not its cache.
@@ -93,6 +96,7 @@ impl core::fmt::Debug for Policy {
             .field("revocation", &self.revocation.is_some())
             .field("clock_skew", &self.clock_skew)
             .field("cache", &self.cache.is_some())
+            .field("refusal_memory", &self.refused.is_some())
             .finish()
     }
 }
@@ -101,6 +105,7 @@ impl core::fmt::Debug for Policy {
 pub struct PolicyBuilder {
     policy: Policy,
     cache_capacity: usize,
+    refusal_memory: usize,
 }
 
 impl PolicyBuilder {
@@ -156,12 +161,26 @@ impl PolicyBuilder {
         self
     }
 
+    /// How many refused capabilities to remember, each for
+    /// [`REFUSAL_MEMORY_SECONDS`](super::REFUSAL_MEMORY_SECONDS) (0 turns the memory off). Default
+    /// [`DEFAULT_REFUSAL_MEMORY`]. The same refused bytes presented again within that
+    /// time are refused without another signature check, so a client that repeats a
+    /// forged capability (on every call of a connection, every member of a batch) costs
+    /// a hash per call. A refusal that time may lift (`IssuedAt` still ahead of the
+    /// clock) is not remembered. About 64 bytes per entry, taken in
+    /// [`build`](Self::build).
+    pub fn refusal_memory(mut self, entries: usize) -> Self {
+        self.refusal_memory = entries;
+        self
+    }
+
     /// The policy.
     pub fn build(mut self) -> Policy {
         self.policy.trusted.sort_by(|a, b| a.id().cmp(b.id()));
         self.policy.trusted.dedup_by(|a, b| a.id() == b.id());
         self.policy.methods.sort_unstable();
         self.policy.cache = (self.cache_capacity > 0).then(|| Cache::new(self.cache_capacity));
+        self.policy.refused = (self.refusal_memory > 0).then(|| Refused::new(self.refusal_memory));
         self.policy
     }
 }
@@ -177,8 +196,10 @@ impl Policy {
                 revocation: None,
                 clock_skew: DEFAULT_CLOCK_SKEW,
                 cache: None,
+                refused: None,
             },
             cache_capacity: DEFAULT_CACHE_CAPACITY,
+            refusal_memory: DEFAULT_REFUSAL_MEMORY,
         }
     }
 
@@ -267,12 +288,20 @@ impl Policy {
                 return Ok(());
             }
         }
-        let presented = Presented::decode(cap)?;
-        let entry = self.verify_links(&presented, now)?;
-        self.recheck(&entry.grant, entry.ids(), now)?;
-        if let Some((cache, fp)) = cached {
-            cache.put(fp, cap, &entry);
+        if let Some(refused) = &self.refused {
+            if let Some(refusal) = refused.get(cap, now) {
+                return Err(refusal.into());
+            }
         }
+        let entry = match self.verify_fresh(cap, now, cached) {
+            Ok(entry) => entry,
+            Err(refusal) => {
+                if let Some(refused) = &self.refused {
+                    refused.put(cap, refusal, now);
+                }
+                return Err(refusal.into());
+            }
+        };
         *grant = entry.grant;
         Ok(())
     }
@@ -334,6 +363,24 @@ impl Policy {
         Ok(())
     }
 
+    /// Decode and verify `cap` in full, remember it (with its cache) once its
+    /// signatures verify, then ask what may change (time, revocation): a revoked chain
+    /// is cached too, and refused on every hit without another signature check.
+    fn verify_fresh(
+        &self,
+        cap: &[u8],
+        now: u64,
+        fp: Option<(&Cache, u64)>,
+    ) -> Result<Entry, Refusal> {
+        let presented = Presented::decode(cap)?;
+        let entry = self.verify_links(&presented, now)?;
+        if let Some((cache, fp)) = fp {
+            cache.put(fp, cap, &entry);
+        }
+        self.recheck(&entry.grant, entry.ids(), now)?;
+        Ok(entry)
+    }
+
     fn trusted(&self, issuer: &[u8; 32]) -> Option<&PublicKey> {
         self.trusted
             .binary_search_by(|k| k.id().cmp(issuer))
@@ -341,7 +388,14 @@ impl Policy {
             .map(|i| &self.trusted[i])
     }
 
-    /// The full check of every link, leaf first (cheap checks before signatures).
+    /// The full check of every link. First everything that needs no cryptography, leaf
+    /// first (so a chain that cannot be valid costs no signature check): caveats,
+    /// validity windows, the links between parents and children, attenuation, the
+    /// root's issuer among the trusted ones. Then the signatures **root first**: the
+    /// trusted root's with a key already decoded, then each delegate's key (decoded
+    /// from the chain, bound by its hash to the Issuer its parent named) and signature
+    /// down to the leaf. A forged root costs one signature check; a chain hung from a
+    /// genuine root costs at most one per link up to the first bad one.
     fn verify_links(&self, p: &Presented<'_>, now: u64) -> Result<Entry, Refusal> {
         let leaf = p.leaf();
         let mut entry = Entry::new(Grant {
@@ -353,7 +407,8 @@ impl Policy {
             links: p.len(),
         });
         let mut child: Option<Capability<'_>> = None;
-        let mut signed = Vec::with_capacity(p.len());
+        let mut root_key: Option<&PublicKey> = None;
+        let mut links = Vec::with_capacity(p.len());
         for (i, (cap, key_bytes)) in p.links().enumerate() {
             if let Some(c) = cap.caveats().next() {
                 return Err(Refusal::UnknownCaveat(c.kind));
@@ -385,7 +440,7 @@ impl Policy {
                 check_attenuation(&child, &cap)?;
             }
             entry.push_link(id)?;
-            let key = if i + 1 == p.len() {
+            if i + 1 == p.len() {
                 if !cap.is_root() {
                     return Err(Refusal::BrokenChain(if p.len() == 1 {
                         "the capability is not a root (its Parent is set) and no chain was presented"
@@ -396,30 +451,31 @@ impl Policy {
                 if !key_bytes.is_empty() {
                     return Err(Refusal::Malformed("the root link carries an issuer key"));
                 }
-                Cow::Borrowed(self.trusted(cap.issuer()).ok_or(Refusal::UnknownIssuer)?)
-            } else {
-                let scheme = Scheme::from_tag(cap.scheme_tag())?;
-                let key = PublicKey::from_bytes(scheme, key_bytes).map_err(|_| {
-                    Refusal::Malformed("a link's issuer key is not a key of its signature's scheme")
-                })?;
-                if key.id() != cap.issuer() {
-                    return Err(Refusal::BrokenChain(
-                        "a link's issuer key does not hash to its Issuer",
-                    ));
-                }
-                Cow::Owned(key)
-            };
-            signed.push((cap, key));
+                root_key = Some(self.trusted(cap.issuer()).ok_or(Refusal::UnknownIssuer)?);
+            }
+            links.push((cap, key_bytes));
             child = Some(cap);
         }
-        for (cap, _) in &signed {
+        let (root, _) = links.pop().ok_or(Refusal::Missing)?;
+        let root_key = root_key.ok_or(Refusal::UnknownIssuer)?;
+        root_key.verify(&root.canonical_bytes(), root.signature())?;
+        // Revocation is asked in `recheck`, after this, on hits and misses alike.
+        for &(cap, key_bytes) in links.iter().rev() {
+            let scheme = Scheme::from_tag(cap.scheme_tag())?;
+            let key = PublicKey::from_bytes(scheme, key_bytes).map_err(|_| {
+                Refusal::Malformed("a link's issuer key is not a key of its signature's scheme")
+            })?;
+            if key.id() != cap.issuer() {
+                return Err(Refusal::BrokenChain(
+                    "a link's issuer key does not hash to its Issuer",
+                ));
+            }
+            key.verify(&cap.canonical_bytes(), cap.signature())?;
+        }
+        for cap in links.iter().map(|&(cap, _)| cap).chain([root]) {
             if let Some(twin) = twin_signature(cap.signature()) {
                 entry.push_twin(cap.id_with_signature(&twin))?;
             }
-        }
-        // Revocation is asked in `recheck`, after this, on hits and misses alike.
-        for (cap, key) in &signed {
-            key.verify(&cap.canonical_bytes(), cap.signature())?;
         }
         Ok(entry)
     }

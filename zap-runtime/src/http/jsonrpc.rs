@@ -37,6 +37,8 @@ pub mod code {
     pub const UNAUTHORIZED: i64 = -32001;
     /// The handler answered ZAP status 403 (forbidden).
     pub const FORBIDDEN: i64 = -32003;
+    /// The answer would exceed the server's limit (EIP-1474's "limit exceeded").
+    pub const LIMIT_EXCEEDED: i64 = -32005;
     // -32010..=-32099: the handler answered an application error; its code is
     // `-(32000 + AppCode)` (see `crate::app_error`).
 }
@@ -168,7 +170,15 @@ pub async fn handle_jsonrpc<S: Service>(
     body: &[u8],
     max_batch: usize,
 ) -> Option<Vec<u8>> {
-    handle_jsonrpc_as(service, pool, body, max_batch, &Caller::default()).await
+    handle_jsonrpc_as(
+        service,
+        pool,
+        body,
+        max_batch,
+        usize::MAX,
+        &Caller::default(),
+    )
+    .await
 }
 
 /// Who is calling, as far as the server checks it: the [`Authorizer`] to consult and
@@ -191,7 +201,10 @@ impl Default for Caller<'_> {
     }
 }
 
-/// [`handle_jsonrpc`] for `caller`: every call is authorised before its handler runs.
+/// [`handle_jsonrpc`] for `caller`: every call is authorised before its handler runs,
+/// and the answer is kept within `max_answer` bytes: the call whose answer would pass
+/// it, and every later call of a batch (not run), are answered with a -32005 error
+/// instead ([`code::LIMIT_EXCEEDED`]).
 ///
 /// The body is read once, borrowing: each request keeps its `id` and `params` as raw
 /// JSON slices of the body, params go straight into the request message and the answer
@@ -202,6 +215,7 @@ pub async fn handle_jsonrpc_as<S: Service>(
     pool: &BuilderPool,
     body: &[u8],
     max_batch: usize,
+    max_answer: usize,
     caller: &Caller<'_>,
 ) -> Option<Vec<u8>> {
     let body = match std::str::from_utf8(body) {
@@ -224,13 +238,14 @@ pub async fn handle_jsonrpc_as<S: Service>(
         )))),
         Body::Batch(batch) => {
             let mut out = Vec::with_capacity(64 * batch.len() + 2);
+            let mut gate = Gate::new(caller, max_answer);
             out.push(b'[');
             for call in batch {
                 let before = out.len();
                 if before > 1 {
                     out.push(b',');
                 }
-                if !handle_one(service, pool, call, caller, &mut out).await {
+                if !handle_one(service, pool, call, &mut gate, &mut out).await {
                     out.truncate(before);
                 }
             }
@@ -242,10 +257,76 @@ pub async fn handle_jsonrpc_as<S: Service>(
         }
         Body::Single(single) => {
             let mut out = Vec::with_capacity(128);
-            handle_one(service, pool, single, caller, &mut out)
+            let mut gate = Gate::new(caller, max_answer);
+            handle_one(service, pool, single, &mut gate, &mut out)
                 .await
                 .then_some(out)
         }
+    }
+}
+
+/// What the calls of one HTTP request share: their authorisation and the answer's
+/// size limit. A 401 says the presented capability proves nothing, whatever the method
+/// ([`Authorize`](crate::service::Authorize)'s contract), so the first one answers every
+/// later call of the request: a batch under one forged `Authorization` header costs one
+/// check, not one per member.
+struct Gate<'c, 'a> {
+    caller: &'c Caller<'a>,
+    unauthorized: Option<String>,
+    max_answer: usize,
+    /// The answer reached `max_answer`: later calls are not run.
+    full: bool,
+}
+
+impl<'c, 'a> Gate<'c, 'a> {
+    fn new(caller: &'c Caller<'a>, max_answer: usize) -> Self {
+        Gate {
+            caller,
+            unauthorized: None,
+            max_answer,
+            full: false,
+        }
+    }
+
+    /// The error of a call answered past the limit (`ran`: whether it was run).
+    fn too_large(&self, ran: bool) -> RpcError {
+        let what = if ran {
+            "this call's answer would take the response past"
+        } else {
+            "not run: the response already reached"
+        };
+        RpcError::new(
+            code::LIMIT_EXCEEDED,
+            format!(
+                "Limit exceeded: {what} this server's limit of {} bytes; ask for less (a smaller batch)",
+                self.max_answer
+            ),
+        )
+    }
+
+    /// May the caller run method `ordinal` (0 for a name that is no method)?
+    fn check(&mut self, ordinal: u32) -> Result<(), RpcError> {
+        let Some(hook) = self.caller.authorize else {
+            return Ok(());
+        };
+        let refuse = |status, why| Err(RpcError::from_call_error(&CallError::new(status, why)));
+        if let Some(why) = &self.unauthorized {
+            return refuse(Status::UNAUTHORIZED, why.clone());
+        }
+        let (status, why) = match self.caller.cap {
+            Ok(cap) => {
+                let mut why = String::new();
+                match hook.authorize(cap, ordinal, &mut why) {
+                    Ok(()) => return Ok(()),
+                    Err(status) => (status, why),
+                }
+            }
+            Err(reason) => (Status::UNAUTHORIZED, format!("unauthorized: {reason}")),
+        };
+        if status == Status::UNAUTHORIZED {
+            self.unauthorized = Some(why.clone());
+        }
+        refuse(status, why)
     }
 }
 
@@ -380,7 +461,7 @@ async fn handle_one<S: Service>(
     service: &S,
     pool: &BuilderPool,
     request: &RawValue,
-    caller: &Caller<'_>,
+    gate: &mut Gate<'_, '_>,
     out: &mut Vec<u8>,
 ) -> bool {
     let call = match check(request) {
@@ -391,8 +472,15 @@ async fn handle_one<S: Service>(
         }
     };
     let start = out.len();
+    if gate.full {
+        let Some(id) = call.id else {
+            return false;
+        };
+        write_error(out, id, &gate.too_large(false));
+        return true;
+    }
     out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
-    let outcome = dispatch(service, pool, &call, caller, out).await;
+    let outcome = dispatch(service, pool, &call, gate, out).await;
     let Some(id) = call.id else {
         if let Err(e) = &outcome {
             tracing::debug!(method = %call.method, code = e.code, "JSON-RPC notification failed: {}", e.message);
@@ -401,6 +489,11 @@ async fn handle_one<S: Service>(
         return false;
     };
     match outcome {
+        Ok(()) if out.len() > gate.max_answer => {
+            out.truncate(start);
+            gate.full = true;
+            write_error(out, id, &gate.too_large(true));
+        }
         Ok(()) => {
             out.extend_from_slice(br#","id":"#);
             out.extend_from_slice(id.get().as_bytes());
@@ -421,25 +514,12 @@ async fn dispatch<S: Service>(
     service: &S,
     pool: &BuilderPool,
     call: &Call<'_>,
-    caller: &Caller<'_>,
+    gate: &mut Gate<'_, '_>,
     out: &mut Vec<u8>,
 ) -> Result<(), RpcError> {
     let method = S::method_by_json_name(&call.method);
-    if let Some(gate) = caller.authorize {
-        // Before the method is looked up, so only an authorised caller learns which exist.
-        let ordinal = method.map_or(0, |m| m.ordinal);
-        let verdict = match caller.cap {
-            Ok(cap) => {
-                let mut why = String::new();
-                gate.authorize(cap, ordinal, &mut why)
-                    .map_err(|status| (status, why))
-            }
-            Err(reason) => Err((Status::UNAUTHORIZED, format!("unauthorized: {reason}"))),
-        };
-        if let Err((status, why)) = verdict {
-            return Err(RpcError::from_call_error(&CallError::new(status, why)));
-        }
-    }
+    // Before the method is looked up, so only an authorised caller learns which exist.
+    gate.check(method.map_or(0, |m| m.ordinal))?;
     let Some(method) = method else {
         if call.method == DISCOVER {
             if let Some(document) = S::OPENRPC {

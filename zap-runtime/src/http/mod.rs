@@ -97,6 +97,17 @@ pub use server::{serve_http, HttpServer};
 /// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;
 
+/// Which paths an HTTP listener serves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Routes {
+    /// JSON-RPC, the explorer page, health and metrics.
+    #[default]
+    All,
+    /// `GET /health`, `GET /health/live` and `GET /metrics` only (404 for anything
+    /// else): an admin listener, on an address of its own, with connections of its own.
+    HealthAndMetrics,
+}
+
 /// Limits and timeouts of the HTTP server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HttpConfig {
@@ -104,11 +115,24 @@ pub struct HttpConfig {
     /// A request's memory is bounded by a small multiple of this: its parsed JSON
     /// (a JSON value takes up to about 16 times its shortest text, e.g. `[0,0,…]`).
     pub max_body: usize,
+    /// The budget for request-body bytes being read, shared with the other servers of
+    /// the process by default ([`BufferBudget::process`](crate::BufferBudget::process),
+    /// 1 GiB): what a body holds past 16 KiB is counted until its answer is made, and
+    /// when the budget is spent the body waits to be read (within
+    /// [`body_read_timeout`](Self::body_read_timeout); past it, 408).
+    pub buffer_budget: crate::BufferBudget,
     /// Most calls in one batch (default 1000); larger batches get one -32600 error.
     pub max_batch: usize,
+    /// Largest response body, in bytes (default 16 MiB): the call whose answer would
+    /// pass it, and the later calls of its batch (which are not run), are answered with
+    /// error -32005 (limit exceeded) instead. Nothing is cut off silently.
+    pub max_answer: usize,
     /// Most connections served at once (default 1024); more are refused (closed at
     /// once, not queued) and counted in [`ServerStats::refused`].
     pub max_connections: usize,
+    /// Most connections from one IP address at once (default `None`: no limit per
+    /// address); more are refused like those past `max_connections`.
+    pub max_connections_per_address: Option<usize>,
     /// Time allowed for a request head to arrive, counted from the end of the previous
     /// response on a keep-alive connection, so it is also the idle timeout (default 30 s).
     pub header_read_timeout: Duration,
@@ -146,8 +170,15 @@ pub struct HttpConfig {
     /// way. Default: a state of its own, always ready.
     pub readiness: crate::shutdown::Readiness,
     /// Served at `GET /metrics` in the Prometheus text format (see
-    /// [`metrics`](crate::metrics)); `None` (the default): 404 there.
+    /// [`metrics`](crate::metrics)); `None` (the default): 404 there. With
+    /// [`authorize`](Self::authorize) set, reading it needs a capability valid for this
+    /// server (as `rpc.discover` does); serve it on an admin listener of its own
+    /// ([`Routes::HealthAndMetrics`]) for scrapers that carry none.
     pub metrics: Option<crate::metrics::Metrics>,
+    /// Which paths this listener serves: everything (the default), or only health and
+    /// metrics, for an admin listener that stays reachable however the data port is
+    /// loaded.
+    pub routes: Routes,
     /// The `Host` names answered; any other gets 403 (a defence against DNS rebinding,
     /// see [`AllowedHosts`]). Default: `localhost` (IP literals are always answered).
     pub allowed_hosts: AllowedHosts,
@@ -163,6 +194,8 @@ impl HttpConfig {
     pub const DEFAULT_MAX_BODY: usize = 4 << 20;
     /// Default [`HttpConfig::max_batch`].
     pub const DEFAULT_MAX_BATCH: usize = 1000;
+    /// Default [`HttpConfig::max_answer`]: 16 MiB.
+    pub const DEFAULT_MAX_ANSWER: usize = 16 << 20;
     /// Default [`HttpConfig::max_connections`].
     pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 }
@@ -173,6 +206,9 @@ impl Default for HttpConfig {
             max_body: Self::DEFAULT_MAX_BODY,
             max_batch: Self::DEFAULT_MAX_BATCH,
             max_connections: Self::DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_address: None,
+            max_answer: Self::DEFAULT_MAX_ANSWER,
+            buffer_budget: crate::BufferBudget::process(),
             header_read_timeout: Duration::from_secs(30),
             body_read_timeout: Duration::from_secs(30),
             write_stall_timeout: Duration::from_secs(30),
@@ -183,6 +219,7 @@ impl Default for HttpConfig {
             tls: None,
             readiness: crate::shutdown::Readiness::new(),
             metrics: None,
+            routes: Routes::All,
             allowed_hosts: AllowedHosts::default(),
             cors_origins: Vec::new(),
         }

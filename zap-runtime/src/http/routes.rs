@@ -4,14 +4,15 @@
 
 use std::sync::Arc;
 
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::browser;
 use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
-use super::HttpConfig;
+use super::{HttpConfig, Routes};
+use crate::budget::Held;
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;
@@ -40,6 +41,17 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
             ),
         );
     }
+    if shared.config.routes == Routes::HealthAndMetrics
+        && !matches!(req.uri().path(), "/health" | "/health/live" | "/metrics")
+    {
+        return text(
+            StatusCode::NOT_FOUND,
+            format!(
+                "no such path: {} (this admin listener serves GET /health, /health/live and /metrics)\n",
+                req.uri().path()
+            ),
+        );
+    }
     match (req.uri().path(), req.method()) {
         // Ethereum tools (web3.py, ethers) post to the URL they are given, usually `/`.
         ("/rpc" | "/", &Method::POST) => {
@@ -65,6 +77,9 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
         ),
         ("/health" | "/health/live", _) => method_not_allowed("GET, HEAD"),
         ("/metrics", &Method::GET) if shared.config.metrics.is_some() => {
+            if let Some(refused) = metrics_refusal(&shared.config, &req) {
+                return refused;
+            }
             let text = shared.config.metrics.as_ref().map(Metrics::encode);
             let body = Bytes::from(text.unwrap_or_default());
             with_type(StatusCode::OK, body, Metrics::CONTENT_TYPE)
@@ -111,13 +126,13 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
         Some(_) => presented_cap(&req),
         None => Ok(Vec::new()),
     };
-    let body = Limited::new(req.into_body(), config.max_body).collect();
+    // Held until the answer is made: the body's bytes live as long.
+    let mut held = Held::new(config.buffer_budget.clone());
+    let body = read_body(req.into_body(), config.max_body, &mut held);
     let body = match tokio::time::timeout(config.body_read_timeout, body).await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => {
-            return too_large(config.max_body)
-        }
-        Ok(Err(e)) => {
+        Ok(Ok(body)) => body,
+        Ok(Err(BodyError::TooLarge)) => return too_large(config.max_body),
+        Ok(Err(BodyError::Io(e))) => {
             tracing::debug!("could not read a request body: {e}");
             return closing(rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -143,6 +158,7 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
         &shared.pool,
         &body,
         config.max_batch,
+        config.max_answer,
         &caller,
     )
     .await
@@ -166,6 +182,31 @@ fn preflight<S: Service>(shared: &Shared<S>, req: &Request<Incoming>) -> Reply {
             "cross-origin requests are not allowed from this origin: it is not among the server's CORS origins\n".to_owned(),
         ),
     }
+}
+
+/// With capabilities on, `/metrics` on a listener that also serves calls needs what
+/// `rpc.discover` needs: a capability valid for this server. An admin listener
+/// ([`Routes::HealthAndMetrics`]) serves it to anyone who can reach its address.
+/// The refusal to answer, if any.
+fn metrics_refusal(config: &HttpConfig, req: &Request<Incoming>) -> Option<Reply> {
+    let gate = config.authorize.as_ref()?;
+    if config.routes == Routes::HealthAndMetrics {
+        return None;
+    }
+    let mut why = String::new();
+    let verdict = match presented_cap(req) {
+        Ok(cap) => gate.authorize(&cap, 0, &mut why),
+        Err(reason) => {
+            why = format!("unauthorized: {reason}");
+            Err(crate::rpc::Status::UNAUTHORIZED)
+        }
+    };
+    let status = verdict.err()?;
+    let code = match status {
+        crate::rpc::Status::FORBIDDEN => StatusCode::FORBIDDEN,
+        _ => StatusCode::UNAUTHORIZED,
+    };
+    Some(text(code, format!("{why}\n")))
 }
 
 /// The capability of an `Authorization: ZAP-Cap <base64 of the capability message>`
@@ -223,6 +264,49 @@ fn is_json(value: &HeaderValue) -> bool {
 }
 
 /// 413, closing the connection: the rest of the body is never read.
+/// Body bytes not counted in the buffer budget: an ordinary request never touches it.
+const UNCOUNTED_BODY: usize = 16 << 10;
+
+/// Why a request body was not read.
+enum BodyError {
+    /// More than the limit.
+    TooLarge,
+    /// The connection failed.
+    Io(hyper::Error),
+}
+
+/// Read a request body of at most `max` bytes. What it holds past [`UNCOUNTED_BODY`] is
+/// counted in `held`'s budget before more is read: when the budget is spent, reading
+/// waits (the caller's timeout bounds the wait). A body that arrives in one chunk is
+/// not copied.
+async fn read_body(mut body: Incoming, max: usize, held: &mut Held) -> Result<Bytes, BodyError> {
+    let mut single: Option<Bytes> = None;
+    let mut whole = Vec::new();
+    let mut len = 0usize;
+    while let Some(frame) = body.frame().await {
+        let Ok(data) = frame.map_err(BodyError::Io)?.into_data() else {
+            continue; // trailers
+        };
+        len = len.saturating_add(data.len());
+        if len > max {
+            return Err(BodyError::TooLarge);
+        }
+        if len > UNCOUNTED_BODY {
+            held.hold(len - UNCOUNTED_BODY).await;
+        }
+        match single.take() {
+            None if whole.is_empty() => single = Some(data),
+            Some(first) => {
+                whole.reserve(len);
+                whole.extend_from_slice(&first);
+                whole.extend_from_slice(&data);
+            }
+            None => whole.extend_from_slice(&data),
+        }
+    }
+    Ok(single.unwrap_or_else(|| Bytes::from(whole)))
+}
+
 fn too_large(max_body: usize) -> Reply {
     closing(rpc_error(
         StatusCode::PAYLOAD_TOO_LARGE,

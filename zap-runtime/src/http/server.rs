@@ -45,6 +45,7 @@ impl<S: Service> Bound<S, HttpConfig> {
         let limits = Limits {
             name: "http",
             max_connections: self.config.max_connections,
+            max_per_address: self.config.max_connections_per_address,
             drain_timeout: self.config.drain_timeout,
         };
         let stats = self.stats();

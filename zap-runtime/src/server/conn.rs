@@ -38,6 +38,8 @@ pub(super) enum Close {
     Shutdown,
     /// No complete frame within the idle timeout.
     Idle,
+    /// Too few bytes to tell the framing within the first-bytes timeout.
+    FirstBytes,
     /// A node handshake begun and not complete within the handshake timeout.
     HandshakeTimeout,
     /// The answers could not be written within the idle timeout (the peer does not read).
@@ -79,7 +81,8 @@ pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
     let mut conn = Conn {
         config,
         peer,
-        frames: FrameReader::with_decoder(ConnDecoder::new(config)),
+        frames: FrameReader::with_decoder(ConnDecoder::new(config))
+            .with_budget(config.buffer_budget.clone()),
         write: Answers::default(),
         out: Builder::new(),
         text: String::with_capacity(256),
@@ -232,6 +235,11 @@ impl Conn<'_> {
                 %peer,
                 "zap: closing connection: peer did not read its answers within {:?}",
                 self.config.idle_timeout
+            ),
+            Close::FirstBytes => tracing::debug!(
+                %peer,
+                "zap: closing connection: no framing within {:?} of connecting",
+                self.config.first_bytes_timeout
             ),
             Close::HandshakeTimeout => tracing::info!(
                 %peer,

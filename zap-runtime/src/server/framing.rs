@@ -114,16 +114,16 @@ impl FrameDecode for ConnDecoder {
 /// peer's handshake is in; then answer it with ours. Returns the peer's NodeID (node
 /// transport) or `None` (RPC transport: nothing consumed).
 ///
-/// The first 5 bytes must come within the idle timeout (as any first frame must); a
-/// node handshake, once begun, must be complete within `handshake_timeout`.
+/// The first 5 bytes must come within `first_bytes_timeout`; a node handshake, once
+/// begun, must be complete within `handshake_timeout`.
 pub(crate) async fn open<St: AsyncRead + AsyncWrite + Unpin>(
     frames: &mut FrameReader<ConnDecoder>,
     stream: &mut St,
     config: &ServerConfig,
     shutdown: &CancellationToken,
 ) -> Result<Option<NodeId>, Close> {
-    let mut deadline = Instant::now() + config.idle_timeout;
-    let mut timed_out = Close::Idle;
+    let mut deadline = Instant::now() + config.first_bytes_timeout;
+    let mut timed_out = Close::FirstBytes;
     loop {
         let framing = match frames.decoder.framing() {
             Some(framing) => Some(framing),
@@ -135,7 +135,7 @@ pub(crate) async fn open<St: AsyncRead + AsyncWrite + Unpin>(
         match framing {
             Some(Framing::Rpc) => return Ok(None),
             Some(Framing::Node) => {
-                if matches!(timed_out, Close::Idle) {
+                if matches!(timed_out, Close::FirstBytes) {
                     deadline = Instant::now() + config.handshake_timeout;
                     timed_out = Close::HandshakeTimeout;
                 }

@@ -105,12 +105,30 @@ pub struct ServerConfig {
     /// Largest accepted RPC-transport frame length (the `len` field). A larger one
     /// closes the connection. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
     pub max_frame: u32,
+    /// The budget for bytes buffered of frames still arriving, shared with the other
+    /// servers of the process by default ([`BufferBudget::process`](crate::BufferBudget::process),
+    /// 1 GiB): what a connection's read buffer grows past 16 KiB is counted, and when
+    /// the budget is spent the connection reads nothing more until bytes are given back
+    /// (or its idle timeout closes it).
+    pub buffer_budget: crate::BufferBudget,
     /// Most connections served at once; more are closed as soon as they are accepted
     /// (refused, not queued) and counted in [`ServerStats::refused`]. Default 10 000.
+    /// Each takes a file descriptor: when the server starts, the process's soft limit
+    /// on open files is raised to its hard limit, and a WARN line says so if this and
+    /// the other servers' limits do not fit in it.
     pub max_connections: usize,
+    /// Most connections from one IP address at once; more are refused like those past
+    /// [`max_connections`](Self::max_connections). Default `None` (no limit per
+    /// address: behind a load balancer or NAT, many clients share one).
+    pub max_connections_per_address: Option<usize>,
     /// A connection that sends no complete frame (or does not take its answers) for this
     /// long is closed. Default 5 minutes.
     pub idle_timeout: Duration,
+    /// A new connection (after its TLS handshake, if any) that has not sent the first
+    /// 5 bytes, which tell its framing, within this long is closed: a silent socket
+    /// holds one of [`max_connections`](Self::max_connections) for this long, not the
+    /// idle timeout. Default 10 s.
+    pub first_bytes_timeout: Duration,
     /// Most requests answered on one connection before their answers are flushed, even
     /// within one batch of frames read together. Calls run in order, so nothing else
     /// is ever in flight. Default 1024.
@@ -159,8 +177,11 @@ impl Default for ServerConfig {
     fn default() -> Self {
         ServerConfig {
             max_frame: DEFAULT_MAX_FRAME,
+            buffer_budget: crate::BufferBudget::process(),
             max_connections: 10_000,
+            max_connections_per_address: None,
             idle_timeout: Duration::from_secs(300),
+            first_bytes_timeout: Duration::from_secs(10),
             max_in_flight: 1024,
             pipeline_results: 256,
             pipeline_bytes: 64 << 10,
@@ -190,6 +211,7 @@ impl<S: Service> Bound<S, ServerConfig> {
         let limits = Limits {
             name: "zap",
             max_connections: self.config.max_connections,
+            max_per_address: self.config.max_connections_per_address,
             drain_timeout: self.config.drain_timeout,
         };
         let stats = self.stats();

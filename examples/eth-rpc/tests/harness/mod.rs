@@ -153,7 +153,7 @@ impl Running {
             http_addr: loopback,
             zap,
             http,
-            handler: LedgerEth::default(),
+            ..Config::default()
         };
         let servers = Servers::bind(config).await.expect("bind on port 0");
         let (zap, http) = (servers.zap_addr(), servers.http_addr());

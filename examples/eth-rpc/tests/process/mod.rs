@@ -18,6 +18,8 @@ pub struct EthRpc {
     pub pid: u32,
     pub zap: SocketAddr,
     pub http: SocketAddr,
+    /// The admin listener (`--metrics-addr`), if it has one.
+    pub metrics: Option<SocketAddr>,
     /// Its log (stderr), line by line, from after the "serving" line.
     pub log: tokio::sync::mpsc::UnboundedReceiver<String>,
 }
@@ -44,9 +46,29 @@ impl EthRpc {
     /// As [`start_on`](EthRpc::start_on) with `RUST_LOG=filter`; the log lines after the
     /// "serving" one can be read from [`log`](EthRpc::log).
     pub async fn start_logging(zap: &str, http: &str, extra: &[&str], filter: &str) -> EthRpc {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_eth-rpc"));
+        command
             .args(["--zap-addr", zap, "--http-addr", http])
-            .args(extra)
+            .args(extra);
+        EthRpc::spawn(command, filter).await
+    }
+
+    /// `eth-rpc` on 127.0.0.1 port 0 with `extra` arguments, started by `sh` after the
+    /// shell command `setup` (e.g. `ulimit -n 512`); the shell execs it, so
+    /// [`pid`](EthRpc::pid) is the server's.
+    pub async fn start_under(setup: &str, extra: &[&str]) -> EthRpc {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("{setup} && exec \"$0\" \"$@\""))
+            .arg(env!("CARGO_BIN_EXE_eth-rpc"))
+            .args(["--zap-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+            .args(extra);
+        EthRpc::spawn(command, "info").await
+    }
+
+    async fn spawn(mut command: Command, filter: &str) -> EthRpc {
+        let mut child = command
             .env("RUST_LOG", filter)
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -55,7 +77,7 @@ impl EthRpc {
             .expect("run the eth-rpc binary");
         let pid = child.id().expect("a running child has a pid");
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
-        let (zap, http) = loop {
+        let (zap, http, metrics) = loop {
             let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
                 .await
                 .expect("eth-rpc logs within 30 s")
@@ -65,6 +87,7 @@ impl EthRpc {
                 break (
                     addr_in(&line, "zap=").expect("zap address in the log"),
                     addr_in(&line, "http=").expect("http address in the log"),
+                    addr_in(&line, "metrics="),
                 );
             }
         };
@@ -80,6 +103,7 @@ impl EthRpc {
             pid,
             zap,
             http,
+            metrics,
             log,
         }
     }
@@ -108,6 +132,18 @@ impl EthRpc {
                 return;
             }
         }
+    }
+
+    /// Stop the server (SIGTERM), wait for it to exit, and return every log line it
+    /// wrote after its "serving" line.
+    pub async fn stop_and_log(mut self) -> Vec<String> {
+        self.kill("TERM");
+        self.wait().await;
+        let mut lines = Vec::new();
+        while let Some(line) = self.log.recv().await {
+            lines.push(line);
+        }
+        lines
     }
 
     /// Wait for the process to exit: its status.
@@ -197,4 +233,41 @@ pub async fn get_body(addr: SocketAddr, path: &str) -> Option<String> {
     answer
         .split_once("\r\n\r\n")
         .map(|(_, body)| body.to_string())
+}
+
+/// Resident memory of process `pid`, in KiB.
+pub fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// `zap_received_bytes_total` of listener `server` (`zap`, `http`), from the `/metrics`
+/// at `http` (0 when it does not answer).
+pub async fn received_bytes(http: SocketAddr, server: &str) -> u64 {
+    let label = format!("server=\"{server}\"");
+    let text = get_body(http, "/metrics").await.unwrap_or_default();
+    text.lines()
+        .find(|l| l.starts_with("zap_received_bytes_total{") && l.contains(&label))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// Wait until the server has read all it will from its `server` listener: its received
+/// byte count has grown by no more than `slack` (what each poll adds itself) for a
+/// second. Returns the count.
+pub async fn until_reading_stops(http: SocketAddr, server: &str, slack: u64) -> u64 {
+    let mut last = (
+        received_bytes(http, server).await,
+        std::time::Instant::now(),
+    );
+    while last.1.elapsed() < Duration::from_secs(1) {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let now = received_bytes(http, server).await;
+        if now > last.0 + slack {
+            last = (now, std::time::Instant::now());
+        }
+    }
+    last.0
 }
