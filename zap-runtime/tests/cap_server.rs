@@ -18,6 +18,8 @@ use zap_runtime::{Reply, Service, Transport};
 
 #[path = "http_support/mod.rs"]
 mod http_support;
+#[path = "server_support/mod.rs"]
+mod server_support;
 
 const TARGET: [u8; 32] = [0x42; 32];
 const READ: u32 = 1; // requires bit 0b001
@@ -210,6 +212,51 @@ async fn zap_tcp_calls_are_checked_before_the_handler_runs() {
         }
     }
     assert_eq!(calls.load(Ordering::SeqCst), allowed);
+    stop.cancel();
+    tokio::time::timeout(Duration::from_secs(10), task)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn a_result_is_pipelined_on_only_under_the_capability_that_made_it() {
+    use server_support::{request_frame_with_cap, Raw};
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let config = ServerConfig {
+        authorize: Some(authorizer()),
+        ..ServerConfig::default()
+    };
+    let stop = CancellationToken::new();
+    let task =
+        tokio::spawn(Server::new(listener, Arc::new(Guarded::default()), config).run(stop.clone()));
+    // Two valid capabilities, both allowed to call READ: two callers behind one
+    // connection (a gateway's).
+    let alice = good_cap();
+    let bob = cap(TARGET, 0b001, now() + 1800);
+    let mut conn = Raw::connect(addr).await;
+    conn.send(&request_frame_with_cap(READ, 1, 0, b"", &alice))
+        .await;
+    assert_eq!(conn.answer().await.unwrap().0, Status::OK);
+    // Bob may call READ, but not on alice's result.
+    conn.send(&request_frame_with_cap(READ, 2, 1, b"", &bob))
+        .await;
+    let (status, id, body) = conn.answer().await.unwrap();
+    assert_eq!((status, id), (Status::FORBIDDEN, 2));
+    let text = String::from_utf8(body).unwrap();
+    assert!(text.contains("another capability"), "{text}");
+    conn.send(&request_frame_with_cap(READ, 3, 0, b"", &bob))
+        .await;
+    assert_eq!(conn.answer().await.unwrap().0, Status::OK);
+    // Alice may, and on bob's own result bob may.
+    conn.send(&request_frame_with_cap(READ, 4, 1, b"", &alice))
+        .await;
+    assert_eq!(conn.answer().await.unwrap().0, Status::OK);
+    conn.send(&request_frame_with_cap(READ, 5, 3, b"", &bob))
+        .await;
+    assert_eq!(conn.answer().await.unwrap().0, Status::OK);
     stop.cancel();
     tokio::time::timeout(Duration::from_secs(10), task)
         .await

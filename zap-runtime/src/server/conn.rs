@@ -354,6 +354,7 @@ async fn answer<S: Service>(
             results.record_failed(req.promise_id, status.0);
             return;
         }
+        results.set_caller(req.cap);
     }
     out.clear();
     let called = if req.target == NO_TARGET {
@@ -364,9 +365,13 @@ async fn answer<S: Service>(
         match results.get(req.target) {
             Lookup::Ok(body) => service.call(req.method, body, out).await,
             missing => {
+                let status = match missing {
+                    Lookup::OtherCaller => Status::FORBIDDEN,
+                    _ => Status::BAD_REQUEST,
+                };
                 describe_missing_target(text, req.target, missing, results);
-                put_response(write, Status::BAD_REQUEST, req.promise_id, text.as_bytes());
-                results.record_failed(req.promise_id, Status::BAD_REQUEST.0);
+                put_response(write, status, req.promise_id, text.as_bytes());
+                results.record_failed(req.promise_id, status.0);
                 return;
             }
         }
@@ -405,6 +410,10 @@ fn describe_missing_target(text: &mut String, target: u32, missing: Lookup<'_>, 
             text,
             "the result of target promise {target} ({len} bytes) was too large to keep for pipelining (limit {} bytes)",
             results.max_bytes()
+        ),
+        Lookup::OtherCaller => write!(
+            text,
+            "forbidden: target promise {target} was called with another capability; a result can be pipelined on only under the capability that made it"
         ),
         Lookup::Unknown | Lookup::Ok(_) => write!(
             text,

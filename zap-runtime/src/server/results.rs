@@ -6,6 +6,13 @@
 //! records, and the bodies live in one ring of `max_bytes` bytes, so the oldest records are
 //! forgotten first. The ring is allocated once (on the first recorded body) and then
 //! reused, so recording a result allocates nothing.
+//!
+//! With capabilities on, each record is also stamped with the capability its call was
+//! made under ([`Results::set_caller`]), and a `Target` is honoured only for a call that
+//! presents the very same `Cap` bytes: a connection shared by several callers (a gateway)
+//! does not let one pipeline on another's result. The connection remembers the last
+//! [`CALLERS`] distinct capabilities; a record made under one it has forgotten can no
+//! longer be targeted.
 
 use std::collections::VecDeque;
 
@@ -20,6 +27,76 @@ pub(crate) enum Lookup<'a> {
     TooLarge(u32),
     /// No record: never called on this connection, or forgotten (evicted).
     Unknown,
+    /// The call was made with another capability than the one asking.
+    OtherCaller,
+}
+
+/// Distinct capabilities a connection remembers for stamping its results.
+pub(crate) const CALLERS: usize = 4;
+/// The longest `Cap` field remembered; results of calls with a longer one cannot be
+/// targeted (with capabilities on).
+const MAX_CALLER_LEN: usize = 64 << 10;
+
+/// Which capability a record was made under: a slot of the caller table and the slot's
+/// generation (bumped when the slot is given to another capability).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Stamp {
+    slot: u8,
+    generation: u32,
+}
+
+/// The capabilities seen on a connection, for stamping.
+#[derive(Debug, Default)]
+struct Callers {
+    slots: Vec<(Vec<u8>, u32)>,
+    /// The next slot to give away once all are taken.
+    next: usize,
+    current: Stamp,
+}
+
+impl Callers {
+    fn set(&mut self, cap: &[u8]) {
+        let current = &self.slots.get(usize::from(self.current.slot));
+        if current.is_some_and(|(bytes, generation)| {
+            *generation == self.current.generation && bytes.as_slice() == cap
+        }) {
+            return;
+        }
+        if let Some(i) = self
+            .slots
+            .iter()
+            .position(|(bytes, _)| bytes.as_slice() == cap)
+        {
+            self.current = Stamp {
+                slot: i as u8,
+                generation: self.slots[i].1,
+            };
+            return;
+        }
+        let i = if self.slots.len() < CALLERS {
+            self.slots.push((Vec::new(), 0));
+            self.slots.len() - 1
+        } else {
+            let i = self.next;
+            self.next = (self.next + 1) % CALLERS;
+            i
+        };
+        let (bytes, generation) = &mut self.slots[i];
+        bytes.clear();
+        *generation += 1;
+        if cap.len() <= MAX_CALLER_LEN {
+            bytes.extend_from_slice(cap);
+        } else {
+            // Too long to keep: a stamp no later call can match (a generation bump
+            // for every such call).
+            bytes.push(0xff);
+            bytes.extend_from_slice(&[0xff; 8]);
+        }
+        self.current = Stamp {
+            slot: i as u8,
+            generation: *generation,
+        };
+    }
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -33,6 +110,7 @@ enum Kind {
 struct Entry {
     id: u32,
     kind: Kind,
+    stamp: Stamp,
 }
 
 /// Bounded memory of recent results on one connection.
@@ -45,6 +123,7 @@ pub(crate) struct Results {
     max_bytes: usize,
     /// Logical write position: total bytes ever placed, counting skipped ring tails.
     head: u64,
+    callers: Callers,
 }
 
 impl Results {
@@ -57,6 +136,15 @@ impl Results {
             ring: Vec::new(),
             max_bytes,
             head: 0,
+            callers: Callers::default(),
+        }
+    }
+
+    /// The capability (`Cap` bytes) of the calls recorded and looked up from now on,
+    /// when capabilities are on. Without calls to this, every record has one stamp.
+    pub(crate) fn set_caller(&mut self, cap: &[u8]) {
+        if self.enabled() {
+            self.callers.set(cap);
         }
     }
 
@@ -129,7 +217,8 @@ impl Results {
         if self.entries.len() >= self.max_entries {
             self.entries.pop_front();
         }
-        self.entries.push_back(Entry { id, kind });
+        let stamp = self.callers.current;
+        self.entries.push_back(Entry { id, kind, stamp });
     }
 
     /// The newest record for `id`.
@@ -137,6 +226,9 @@ impl Results {
         let Some(entry) = self.entries.iter().rev().find(|e| e.id == id) else {
             return Lookup::Unknown;
         };
+        if entry.stamp != self.callers.current {
+            return Lookup::OtherCaller;
+        }
         match entry.kind {
             Kind::Failed(status) => Lookup::Failed(status),
             Kind::TooLarge(len) => Lookup::TooLarge(len),
@@ -207,6 +299,33 @@ mod tests {
         let mut off = Results::new(0, 64);
         off.record_ok(1, b"x");
         assert_eq!(off.get(1), Lookup::Unknown);
+    }
+
+    #[test]
+    fn a_result_is_for_the_capability_that_made_it() {
+        let mut r = Results::new(16, 1024);
+        r.set_caller(b"alice");
+        r.record_ok(1, b"alice's");
+        r.set_caller(b"bob");
+        r.record_ok(2, b"bob's");
+        assert_eq!(r.get(1), Lookup::OtherCaller);
+        assert_eq!(r.get(2), Lookup::Ok(b"bob's"));
+        r.set_caller(b"alice");
+        assert_eq!(r.get(1), Lookup::Ok(b"alice's"));
+        assert_eq!(r.get(2), Lookup::OtherCaller);
+        // Four more capabilities push alice's out of the table: her record is no longer
+        // hers to target, even when she comes back.
+        for other in [&b"c"[..], b"d", b"e", b"f"] {
+            r.set_caller(other);
+        }
+        r.set_caller(b"alice");
+        assert_eq!(r.get(1), Lookup::OtherCaller);
+        // A capability too long to keep matches nothing, not even itself.
+        let long = vec![7u8; MAX_CALLER_LEN + 1];
+        r.set_caller(&long);
+        r.record_ok(3, b"long's");
+        r.set_caller(&long);
+        assert_eq!(r.get(3), Lookup::OtherCaller);
     }
 
     #[test]
