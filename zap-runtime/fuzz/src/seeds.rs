@@ -240,7 +240,7 @@ fn stream_dispatch(v: &Vectors) -> Vec<Vec<u8>> {
 /// method, notifications, wrong params, batches (mixed, empty, over the limit), and
 /// bodies that are not JSON-RPC or not JSON at all.
 fn jsonrpc() -> Vec<Vec<u8>> {
-    let bodies: [&[u8]; 20] = [
+    let bodies: [&[u8]; 23] = [
         br#"{"jsonrpc":"2.0","method":"store_get","params":{"id":5},"id":1}"#,
         br#"{"jsonrpc":"2.0","method":"store_put","params":[6],"id":"six"}"#,
         br#"{"jsonrpc":"2.0","method":"store_latest"}"#,
@@ -261,6 +261,10 @@ fn jsonrpc() -> Vec<Vec<u8>> {
         br#"{"jsonrpc":"2.0","id":1e400}"#,
         br#"{"jsonrpc":"2.0","method":"store_put","params":{"id":4},"id":null}"#,
         b"[\xff]",
+        // members named twice (the second through an escape): refused, id null
+        br#"{"jsonrpc":"2.0","method":"store_get","m\u0065thod":"store_put","params":{"id":5},"id":1}"#,
+        br#"[{"jsonrpc":"2.0","method":"store_ping","id":1,"id":2},{"jsonrpc":"2.0","method":"store_latest","id":3}]"#,
+        br#"{"jsonrpc":"2.0","method":"store_ping","params":[],"params":{}}"#,
     ];
     let mut out: Vec<Vec<u8>> = bodies.iter().map(|b| [&[3u8][..], b].concat()).collect();
     // a batch over the limit, and deep nesting

@@ -338,14 +338,17 @@ struct Call<'a> {
     params: Option<&'a RawValue>,
 }
 
-/// The members of a request object, each kept raw; unknown members are skipped, and a
-/// member given twice keeps its last value (as a JSON object would).
+/// The members of a request object, each kept raw; unknown members are skipped. One of
+/// the four given twice is noted in `duplicate` and refuses the request: a proxy that
+/// filters methods may read the first `"method"` where a parser that keeps the last
+/// would run another one.
 #[derive(Default)]
 struct Members<'a> {
     jsonrpc: Option<&'a RawValue>,
     id: Option<&'a RawValue>,
     method: Option<&'a RawValue>,
     params: Option<&'a RawValue>,
+    duplicate: Option<&'static str>,
 }
 
 impl<'de> serde::de::Visitor<'de> for Members<'de> {
@@ -357,17 +360,20 @@ impl<'de> serde::de::Visitor<'de> for Members<'de> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(mut self, mut map: A) -> Result<Self, A::Error> {
         while let Some(CowStr(key)) = map.next_key::<CowStr<'de>>()? {
-            let slot = match key.as_ref() {
-                "jsonrpc" => &mut self.jsonrpc,
-                "id" => &mut self.id,
-                "method" => &mut self.method,
-                "params" => &mut self.params,
+            let (name, slot) = match key.as_ref() {
+                "jsonrpc" => ("jsonrpc", &mut self.jsonrpc),
+                "id" => ("id", &mut self.id),
+                "method" => ("method", &mut self.method),
+                "params" => ("params", &mut self.params),
                 _ => {
                     map.next_value::<serde::de::IgnoredAny>()?;
                     continue;
                 }
             };
-            *slot = Some(map.next_value::<&'de RawValue>()?);
+            let value = map.next_value::<&'de RawValue>()?;
+            if slot.replace(value).is_some() {
+                self.duplicate.get_or_insert(name);
+            }
         }
         Ok(self)
     }
@@ -399,6 +405,12 @@ fn check<'a>(request: &'a RawValue) -> Result<Call<'a>, (&'a RawValue, RpcError)
     let mut de = serde_json::Deserializer::from_str(request.get());
     let members = serde::Deserializer::deserialize_map(&mut de, Members::default())
         .map_err(|_| not_an_object())?;
+    if let Some(name) = members.duplicate {
+        return Err((
+            null_id(),
+            RpcError::invalid_request(format!("the {name:?} member is given more than once")),
+        ));
+    }
     let id = match members.id {
         None => None,
         Some(id) => match id.get().as_bytes().first() {
@@ -624,5 +636,44 @@ mod tests {
             serde_json::from_str(r#"{"jsonrpc":"2\u002e0","method":"a\u0062","id":7}"#).unwrap();
         let call = check(escaped).map_err(|(_, e)| e).unwrap();
         assert_eq!(call.method, "ab");
+    }
+
+    #[test]
+    fn a_member_given_twice_is_an_invalid_request() {
+        for (body, name) in [
+            (
+                r#"{"jsonrpc":"2.0","method":"a","method":"b","id":1}"#,
+                "method",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","method":"a","m\u0065thod":"b","id":1}"#,
+                "method",
+            ),
+            (
+                r#"{"jsonrpc":"2.0","jsonrpc":"2.0","method":"a","id":1}"#,
+                "jsonrpc",
+            ),
+            (r#"{"jsonrpc":"2.0","method":"a","id":1,"id":2}"#, "id"),
+            (
+                r#"{"jsonrpc":"2.0","method":"a","params":[],"params":{},"id":1}"#,
+                "params",
+            ),
+        ] {
+            let raw: &RawValue = serde_json::from_str(body).unwrap();
+            let (id, error) = check(raw).map(|_| ()).unwrap_err();
+            assert_eq!(id.get(), "null", "{body}");
+            assert_eq!(error.code, code::INVALID_REQUEST, "{body}");
+            assert!(
+                error
+                    .message
+                    .contains(&format!("{name:?} member is given more than once")),
+                "{body}: {}",
+                error.message
+            );
+        }
+        // Unknown members may repeat: they are skipped.
+        let raw: &RawValue =
+            serde_json::from_str(r#"{"jsonrpc":"2.0","method":"a","x":1,"x":2}"#).unwrap();
+        assert!(check(raw).is_ok());
     }
 }

@@ -56,7 +56,7 @@
 //! | code | when |
 //! | --- | --- |
 //! | -32700 | the body is not JSON (`"id": null`) |
-//! | -32600 | not a request object, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
+//! | -32600 | not a request object, one of `jsonrpc`, `id`, `method`, `params` given twice, `"jsonrpc"` missing or not `"2.0"`, `"method"` missing or not a string, `"id"` not a string, number or null, an empty batch, a batch over [`HttpConfig::max_batch`] |
 //! | -32601 | no method of that name (the message lists the known ones) |
 //! | -32602 | the params do not make the request struct ([`ParamsError`](crate::json::ParamsError)), or the handler answered ZAP status 400 |
 //! | -32603 | the handler answered ZAP status 500, wrote a response that cannot be read, or the answer cannot be serialized as JSON ([`ResultError`](crate::json::ResultError)) |

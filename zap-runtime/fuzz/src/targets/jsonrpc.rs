@@ -7,10 +7,14 @@
 //! (an error with a known code and a message). For a body that is JSON, the answers
 //! match the requests: one per member that is not a valid notification, in order, each
 //! echoing the request's id, and `store_get`/`store_put` results carry the body the
-//! handler writes for the id they echo.
+//! handler writes for the id they echo. A request object that names `jsonrpc`, `id`,
+//! `method` or `params` twice (escapes resolved) is answered -32600 with id null: the
+//! oracle reads each member's names itself, since a `Value` keeps only the last.
 
 use crate::schemas::service::StoreService;
 use crate::support::{block_on, echo_body, EchoStore};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::Value;
 use zap_runtime::http::{code, handle_jsonrpc};
 use zap_runtime::BuilderPool;
@@ -27,12 +31,58 @@ const CODES: [i64; 8] = [
     code::FORBIDDEN,
 ];
 
+/// The member names of a JSON object in order, escapes resolved; `None` for anything
+/// else.
+fn member_names(raw: &RawValue) -> Option<Vec<String>> {
+    struct Names;
+    impl<'de> Visitor<'de> for Names {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut names = Vec::new();
+            while let Some(name) = map.next_key::<String>()? {
+                map.next_value::<IgnoredAny>()?;
+                names.push(name);
+            }
+            Ok(names)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(raw.get());
+    serde::Deserializer::deserialize_map(&mut de, Names).ok()
+}
+
+/// True when the request object names one of the envelope's members twice.
+fn repeats_a_member(raw: &RawValue) -> bool {
+    let Some(names) = member_names(raw) else {
+        return false;
+    };
+    ["jsonrpc", "id", "method", "params"]
+        .iter()
+        .any(|m| names.iter().filter(|n| n == m).count() > 1)
+}
+
+/// The requests of a JSON body (a batch's members, or the single one) as raw text, for
+/// what a `Value` forgets (repeated members).
+fn raw_requests(body: &[u8]) -> Vec<&RawValue> {
+    let text = std::str::from_utf8(body).expect("JSON is UTF-8");
+    match serde_json::from_str::<Vec<&RawValue>>(text) {
+        Ok(batch) => batch,
+        Err(_) => vec![serde_json::from_str::<&RawValue>(text).expect("JSON")],
+    }
+}
+
 /// The id a request is answered with, or `None` if it is a valid notification (not
-/// answered at all). Invalid requests are answered, with id null unless theirs is valid.
-fn answered_id(request: &Value) -> Option<Value> {
+/// answered at all). Invalid requests are answered, with id null unless theirs is valid;
+/// one that repeats a member (`repeated`) always with id null.
+fn answered_id(request: &Value, repeated: bool) -> Option<Value> {
     let Value::Object(fields) = request else {
         return Some(Value::Null);
     };
+    if repeated {
+        return Some(Value::Null);
+    }
     let id = match fields.get("id") {
         None => None,
         Some(id @ (Value::Null | Value::Number(_) | Value::String(_))) => Some(id.clone()),
@@ -92,7 +142,11 @@ pub fn run(data: &[u8]) {
             single => vec![single],
         };
         assert!(!requests.is_empty() && requests.len() <= max_batch.max(1));
-        assert!(requests.iter().all(|r| answered_id(r).is_none()));
+        let raws = raw_requests(body);
+        assert!(requests
+            .iter()
+            .zip(&raws)
+            .all(|(r, raw)| answered_id(r, repeats_a_member(raw)).is_none()));
         return;
     };
     let answer: Value = serde_json::from_slice(&answer).expect("the answer is JSON");
@@ -133,17 +187,27 @@ pub fn run(data: &[u8]) {
         }
         single => vec![single],
     };
-    let expected: Vec<(Value, &Value)> = requests
+    let raws = raw_requests(body);
+    assert_eq!(raws.len(), requests.len());
+    let expected: Vec<(Value, &Value, bool)> = requests
         .iter()
-        .filter_map(|r| answered_id(r).map(|id| (id, r)))
+        .zip(&raws)
+        .filter_map(|(r, raw)| {
+            let repeated = repeats_a_member(raw);
+            answered_id(r, repeated).map(|id| (id, r, repeated))
+        })
         .collect();
     assert_eq!(
         responses.len(),
         expected.len(),
         "one answer per answered request"
     );
-    for (resp, (id, req)) in responses.iter().zip(&expected) {
+    for (resp, (id, req, repeated)) in responses.iter().zip(&expected) {
         assert_eq!(&resp["id"], id, "the id is echoed");
+        if *repeated {
+            assert_eq!(resp["error"]["code"], code::INVALID_REQUEST, "{resp:?}");
+            continue;
+        }
         let method = req.get("method").and_then(Value::as_str);
         if let (Some(m @ ("store_get" | "store_put")), Some(result)) = (method, resp.get("result"))
         {
