@@ -29,6 +29,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("jsonrpc", jsonrpc());
     seeds.insert("cap_verify", cap_verify(&vectors));
     seeds.insert("node_framing", node_framing(&vectors));
+    seeds.insert("http_request", http_request());
     seeds
 }
 
@@ -273,6 +274,66 @@ fn jsonrpc() -> Vec<Vec<u8>> {
         .collect();
     out.push(format!("\x03[{}]", batch.join(",")).into_bytes());
     out.push([&[3u8][..], &b"[".repeat(200), &b"]".repeat(200)].concat());
+    out
+}
+
+/// Whole connections' worth of requests: a JSON-RPC call and a batch (one with a
+/// body in chunks), pipelined requests, health, the explorer, refusals (content type,
+/// Host, size, method, path), a CORS preflight, `Expect: 100-continue`, and the same
+/// calls with a valid and a forged capability, under several control bytes.
+fn http_request() -> Vec<Vec<u8>> {
+    use crate::targets::http_request::authorization;
+    let post = |extra: &str, body: &str| {
+        format!(
+            "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let call = r#"{"jsonrpc":"2.0","method":"store_get","params":{"id":5},"id":1}"#;
+    let batch = r#"[{"jsonrpc":"2.0","method":"store_put","params":[6],"id":"a"},{"jsonrpc":"2.0","method":"store_ping"},{"jsonrpc":"2.0","method":"rpc.discover","id":2}]"#;
+    let chunked = format!(
+        "POST / HTTP/1.1\r\nHost: b.example\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{}\r\n{:x}\r\n{}\r\n0\r\n\r\n",
+        20,
+        &batch[..20],
+        batch.len() - 20,
+        &batch[20..]
+    );
+    let connections: Vec<String> = vec![
+        post("", call),
+        post("", batch),
+        chunked,
+        format!("{}{}", post("", call), post("Connection: close\r\n", batch)),
+        "GET /health HTTP/1.1\r\nHost: localhost\r\n\r\nHEAD /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET / HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{}".to_owned(),
+        "POST /rpc HTTP/1.1\r\nHost: evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}".to_owned(),
+        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n[".to_owned(),
+        "PUT /rpc HTTP/1.1\r\nHost: localhost\r\n\r\nGET /nope HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
+        "OPTIONS /rpc HTTP/1.1\r\nHost: localhost\r\nOrigin: http://a.example\r\nAccess-Control-Request-Method: POST\r\n\r\n".to_owned(),
+        post("Origin: http://a.example\r\n", call),
+        post("Expect: 100-continue\r\n", call),
+        post(&format!("{}\r\n", authorization(false)), batch),
+        post(&format!("{}\r\n", authorization(true)), batch),
+        post("Authorization: Bearer x\r\n", call),
+        "GET /rpc HTTP/1.0\r\n\r\n".to_owned(),
+        "\r\n\r\nBROKEN\r\n".to_owned(),
+    ];
+    let mut out = Vec::new();
+    for (i, connection) in connections.iter().enumerate() {
+        for control in [0u8, 1, 2, 8, 16] {
+            if control != 0 && i % 3 != usize::from(control) % 3 {
+                continue;
+            }
+            out.push([&[control][..], connection.as_bytes()].concat());
+        }
+    }
+    // A capability with capabilities on, and a small answer limit.
+    out.push(
+        [
+            &[1u8 | 8][..],
+            post(&format!("{}\r\n", authorization(false)), batch).as_bytes(),
+        ]
+        .concat(),
+    );
     out
 }
 

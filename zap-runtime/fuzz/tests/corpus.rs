@@ -118,6 +118,39 @@ fn roundtrip() {
     run_target("roundtrip");
 }
 
+#[test]
+fn http_request() {
+    run_target("http_request");
+}
+
+/// The `http_request` harness is not vacuous: a call through it is answered with the
+/// handler's result, a forged capability with 401, and a batch over the answer limit
+/// with -32005.
+#[test]
+fn http_request_reaches_the_handler() {
+    use zap_fuzz::targets::http_request::{authorization, config, exchange};
+    let post = |extra: &str, body: &str| {
+        format!(
+            "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    let call = r#"{"jsonrpc":"2.0","method":"store_get","params":{"id":5},"id":1}"#;
+    let text = |control, sent: String| {
+        String::from_utf8(exchange(config(control), sent.as_bytes())).unwrap()
+    };
+    let answer = text(0, post("", call));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(r#""body":"get 5""#), "{answer}");
+    let forged = text(1, post(&format!("{}\r\n", authorization(true)), call));
+    assert!(forged.contains("-32001"), "{forged}");
+    let signed = text(1, post(&format!("{}\r\n", authorization(false)), call));
+    assert!(signed.contains(r#""body":"get 5""#), "{signed}");
+    let batch = format!("[{}]", vec![call; 40].join(","));
+    let limited = text(8, post("", &batch));
+    assert!(limited.contains("-32005"), "{limited}");
+}
+
 /// Every file in `fuzz_targets/` is a target with a body here and a test above, and
 /// calls that body: a new target cannot be left out of CI.
 #[test]

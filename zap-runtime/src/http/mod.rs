@@ -93,6 +93,8 @@ use std::time::Duration;
 pub use crate::accept::{Bound, ServerStats};
 pub use browser::AllowedHosts;
 pub use jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
+#[doc(hidden)]
+pub use server::serve_stream;
 pub use server::{serve_http, HttpServer};
 /// The shutdown signal of [`HttpServer::run`] and [`serve_http`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;

@@ -105,6 +105,24 @@ pub async fn serve_http<S: Service>(
         .await
 }
 
+/// Serve one connection over `stream`, any byte stream, as [`HttpServer`] serves each
+/// accepted one (routing, limits, timeouts, the JSON-RPC path), until the peer closes
+/// it or a timeout does. For fuzzing and tests of the whole HTTP path without sockets;
+/// not a stable API.
+#[doc(hidden)]
+pub async fn serve_stream<S: Service, IO>(service: Arc<S>, config: HttpConfig, stream: IO)
+where
+    IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let shared = Arc::new(Shared {
+        service,
+        pool: BuilderPool::new(),
+        config,
+    });
+    let peer = SocketAddr::from(([127, 0, 0, 1], 0));
+    serve_connection(shared, stream, peer, CancellationToken::new()).await;
+}
+
 /// Serve one connection (TCP, or TLS over TCP) until the peer closes it, a timeout
 /// closes it, or shutdown asks it to finish what is in flight and close.
 async fn serve_connection<S: Service, IO>(

@@ -20,7 +20,7 @@ use zap_runtime::http::{code, handle_jsonrpc};
 use zap_runtime::BuilderPool;
 
 const BATCH: [usize; 4] = [0, 1, 2, 16];
-const CODES: [i64; 8] = [
+const CODES: [i64; 9] = [
     code::PARSE_ERROR,
     code::INVALID_REQUEST,
     code::METHOD_NOT_FOUND,
@@ -29,6 +29,7 @@ const CODES: [i64; 8] = [
     code::SERVER_ERROR,
     code::UNAUTHORIZED,
     code::FORBIDDEN,
+    code::LIMIT_EXCEEDED,
 ];
 
 /// The member names of a JSON object in order, escapes resolved; `None` for anything
@@ -98,7 +99,7 @@ fn answered_id(request: &Value, repeated: bool) -> Option<Value> {
 }
 
 /// One response object is well-formed; returns it as an object.
-fn check_response(r: &Value) -> &serde_json::Map<String, Value> {
+pub(crate) fn check_response(r: &Value) -> &serde_json::Map<String, Value> {
     let obj = r.as_object().expect("a response is an object");
     assert_eq!(obj.get("jsonrpc"), Some(&Value::from("2.0")));
     assert!(obj.contains_key("id"), "a response has an id");

@@ -9,6 +9,7 @@
 pub mod cap_verify;
 pub mod envelope;
 pub mod frame_decoder;
+pub mod http_request;
 pub mod jsonrpc;
 pub mod kitchen_reader;
 pub mod node_framing;
@@ -20,7 +21,7 @@ pub mod stream_dispatch;
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 9] = [
+pub const ALL: [(&str, Body); 10] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -30,4 +31,5 @@ pub const ALL: [(&str, Body); 9] = [
     ("roundtrip", roundtrip::run),
     ("cap_verify", cap_verify::run),
     ("node_framing", node_framing::run),
+    ("http_request", http_request::run),
 ];
