@@ -8,7 +8,8 @@
 
 use crate::error::BuildError;
 use crate::scalar::Scalar;
-use crate::{ALIGNMENT, HEADER_SIZE, MAGIC, VERSION1};
+use crate::wire::{at, Header};
+use crate::{ALIGNMENT, HEADER_SIZE, VERSION1};
 
 /// A position or length known to be within [`Builder::MAX_LEN`] once the message passes
 /// the check in [`Builder::finish`]; saturates instead of wrapping before that, so an
@@ -173,10 +174,14 @@ impl Builder {
 
     fn write_header(&mut self) {
         self.base = self.buf.len();
-        let mut header = [0u8; HEADER_SIZE];
-        header[..4].copy_from_slice(&MAGIC);
-        header[4..6].copy_from_slice(&self.version.to_le_bytes());
-        self.buf.extend_from_slice(&header);
+        // Root and size are written when the message is finished.
+        let header = Header {
+            version: self.version,
+            flags: 0,
+            root: 0,
+            size: 0,
+        };
+        self.buf.extend_from_slice(&header.to_bytes());
     }
 
     /// Bytes written so far (header included).
@@ -317,10 +322,13 @@ impl Builder {
             )
         };
         let mut msg = [0u8; N];
-        msg[..4].copy_from_slice(&MAGIC);
-        msg[4..6].copy_from_slice(&self.version.to_le_bytes());
-        msg[8..12].copy_from_slice(&wire_u32(HEADER_SIZE).to_le_bytes());
-        msg[12..16].copy_from_slice(&wire_u32(N).to_le_bytes());
+        Header {
+            version: self.version,
+            flags: 0,
+            root: wire_u32(HEADER_SIZE),
+            size: wire_u32(N),
+        }
+        .write(&mut msg);
         fill(&mut msg);
         self.buf.clear();
         self.deferred.clear();
@@ -346,9 +354,9 @@ impl Builder {
                 max: self.max_len,
             });
         }
-        flags.write_at(&mut self.buf, 6);
-        self.root.write_at(&mut self.buf, 8);
-        wire_u32(len).write_at(&mut self.buf, 12);
+        flags.write_at(&mut self.buf, at::FLAGS);
+        self.root.write_at(&mut self.buf, at::ROOT);
+        wire_u32(len).write_at(&mut self.buf, at::SIZE);
         Ok(&self.buf)
     }
 
@@ -417,8 +425,8 @@ impl Builder {
         let out = f(self);
         let size = wire_u32(self.buf.len() - self.base);
         let (base, root) = (self.base, self.root);
-        root.write_at(&mut self.buf, base + 8);
-        size.write_at(&mut self.buf, base + 12);
+        root.write_at(&mut self.buf, base + at::ROOT);
+        size.write_at(&mut self.buf, base + at::SIZE);
         size.write_at(&mut self.buf, len_at);
         self.base = outer_base;
         self.root = outer_root;

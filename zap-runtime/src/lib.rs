@@ -173,6 +173,7 @@ pub mod shutdown;
 #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;
 pub mod transport;
+pub mod wire;
 mod zap_struct;
 
 pub use app_error::{AppCode, AppError};
@@ -225,13 +226,6 @@ macro_rules! include_schema {
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-/// Length of the message header.
-pub const HEADER_SIZE: usize = 16;
-/// The four magic bytes every message starts with: `"ZAP\0"`.
-pub const MAGIC: [u8; 4] = *b"ZAP\0";
-/// Header version 1: what builders stamp by default.
-pub const VERSION1: u16 = 1;
-/// Header version 2: what RPC envelopes stamp. The data segment is identical.
-pub const VERSION2: u16 = 2;
+pub use wire::{HEADER_SIZE, MAGIC, VERSION1, VERSION2};
 /// Objects and lists start at positions aligned to this many bytes.
 pub const ALIGNMENT: usize = 8;

@@ -7,6 +7,7 @@
 
 use crate::error::ParseError;
 use crate::scalar::Scalar;
+use crate::wire::{at, Header};
 use crate::{HEADER_SIZE, MAGIC, VERSION1, VERSION2};
 
 /// A parsed message: the header checked, the buffer cut to the declared size.
@@ -39,15 +40,13 @@ impl<'a> Message<'a> {
         let header: &[u8; HEADER_SIZE] = buf
             .first_chunk()
             .ok_or(ParseError::TooShort { len: buf.len() })?;
-        let magic: [u8; 4] = [header[0], header[1], header[2], header[3]];
+        let (magic, Header { version, size, .. }) = Header::read(header);
         if magic != MAGIC {
             return Err(ParseError::BadMagic { found: magic });
         }
-        let version = u16::from_le_bytes([header[4], header[5]]);
         if version != VERSION1 && version != VERSION2 {
             return Err(ParseError::BadVersion { found: version });
         }
-        let size = u32::from_le_bytes([header[12], header[13], header[14], header[15]]);
         if (size as usize) < HEADER_SIZE {
             return Err(ParseError::SizeBelowHeader { size });
         }
@@ -67,17 +66,23 @@ impl<'a> Message<'a> {
 
     /// Header version (1 or 2).
     pub fn version(&self) -> u16 {
-        u16::from_le_bytes([self.buf[4], self.buf[5]])
+        u16::from_le_bytes([self.buf[at::VERSION], self.buf[at::VERSION + 1]])
     }
 
     /// Header flags word (the high byte is the message type; RPC envelopes use 200).
     pub fn flags(&self) -> u16 {
-        u16::from_le_bytes([self.buf[6], self.buf[7]])
+        u16::from_le_bytes([self.buf[at::FLAGS], self.buf[at::FLAGS + 1]])
     }
 
     /// Offset of the root object, as written in the header.
     pub fn root_offset(&self) -> u32 {
-        u32::from_le_bytes([self.buf[8], self.buf[9], self.buf[10], self.buf[11]])
+        let r = at::ROOT;
+        u32::from_le_bytes([
+            self.buf[r],
+            self.buf[r + 1],
+            self.buf[r + 2],
+            self.buf[r + 3],
+        ])
     }
 
     /// Total message length, header included.

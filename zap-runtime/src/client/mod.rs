@@ -423,12 +423,14 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
         }
     }
     let mut fixed = [0u8; FIXED];
+    crate::wire::Header {
+        version: crate::VERSION2,
+        flags: crate::rpc::RPC_FLAGS,
+        root: crate::HEADER_SIZE as u32,
+        size: message,
+    }
+    .write(&mut fixed);
     let mut put = |pos: usize, bytes: &[u8]| fixed[pos..pos + bytes.len()].copy_from_slice(bytes);
-    put(0, &crate::MAGIC);
-    put(4, &crate::VERSION2.to_le_bytes());
-    put(6, &crate::rpc::RPC_FLAGS.to_le_bytes());
-    put(8, &(crate::HEADER_SIZE as u32).to_le_bytes());
-    put(12, &message.to_le_bytes());
     let obj = crate::HEADER_SIZE;
     put(obj + at::METHOD, &request.method.to_le_bytes());
     put(obj + at::PROMISE_ID, &request.promise_id.to_le_bytes());

@@ -36,7 +36,8 @@ use thiserror::Error;
 
 use super::FrameDecode;
 use crate::error::ParseError;
-use crate::{Message, HEADER_SIZE, MAGIC, VERSION2};
+use crate::wire::Header;
+use crate::{Message, HEADER_SIZE, VERSION2};
 
 /// Bytes before the envelope of a correlated frame: length word, reqID and flag.
 pub const NODE_FRAME_HEADER: usize = 12;
@@ -388,12 +389,15 @@ pub fn decode_handshake(message: &[u8]) -> Result<NodeId, HandshakeError> {
 /// peers write (version 2, flags 0, root at 16, size 80).
 pub fn encode_handshake(out: &mut Vec<u8>, id: &NodeId) {
     let mut frame = [0u8; 4 + HANDSHAKE_FRAME_LEN as usize];
+    Header {
+        version: VERSION2,
+        flags: 0,
+        root: HEADER_SIZE as u32,
+        size: HANDSHAKE_FRAME_LEN,
+    }
+    .write(&mut frame[4..]);
     let mut put = |at: usize, bytes: &[u8]| frame[at..at + bytes.len()].copy_from_slice(bytes);
     put(0, &HANDSHAKE_FRAME_LEN.to_le_bytes());
-    put(4, &MAGIC);
-    put(8, &VERSION2.to_le_bytes());
-    put(12, &(HEADER_SIZE as u32).to_le_bytes());
-    put(16, &HANDSHAKE_FRAME_LEN.to_le_bytes());
     let object = 4 + HEADER_SIZE;
     put(object, id.as_str().as_bytes());
     put(object + MAX_NODE_ID, &u32::from(id.len).to_le_bytes());

@@ -3,7 +3,8 @@
 
 use super::answers::{Answers, MAX_FRAME_HEAD};
 use crate::rpc::{request, response, Status, RPC_FLAGS};
-use crate::{Message, HEADER_SIZE, MAGIC, VERSION2};
+use crate::wire::Header;
+use crate::{Message, HEADER_SIZE, VERSION2};
 
 /// Where the response object starts: right after the header (already 8-aligned).
 const ROOT: usize = HEADER_SIZE;
@@ -64,12 +65,14 @@ fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize)
     let msg = out.head().write(&mut frame_head, sizes.frame_len);
     let mut head = [0u8; MAX_FRAME_HEAD + BODY_AT];
     head[..msg].copy_from_slice(&frame_head[..msg]);
+    Header {
+        version: VERSION2,
+        flags: RPC_FLAGS,
+        root: ROOT as u32,
+        size: sizes.message,
+    }
+    .write(&mut head[msg..]);
     let mut put = |at: usize, bytes: &[u8]| head[at..at + bytes.len()].copy_from_slice(bytes);
-    put(msg, &MAGIC);
-    put(msg + 4, &VERSION2.to_le_bytes());
-    put(msg + 6, &RPC_FLAGS.to_le_bytes());
-    put(msg + 8, &(ROOT as u32).to_le_bytes());
-    put(msg + 12, &sizes.message.to_le_bytes());
     let obj = msg + ROOT;
     put(obj + response::STATUS, &status.0.to_le_bytes());
     put(obj + response::PROMISE_ID, &promise_id.to_le_bytes());
@@ -183,7 +186,8 @@ mod tests {
         .to_vec();
         // Cut the fixed section short: Request::parse refuses, the id is still readable.
         let mut cut = wire[..HEADER_SIZE + 8].to_vec();
-        cut[12..16].copy_from_slice(&((HEADER_SIZE + 8) as u32).to_le_bytes());
+        let size = crate::wire::at::SIZE;
+        cut[size..size + 4].copy_from_slice(&((HEADER_SIZE + 8) as u32).to_le_bytes());
         assert!(Request::parse(&cut).is_err());
         assert_eq!(salvage_promise_id(&cut), 42);
         assert_eq!(salvage_promise_id(b"garbage"), 0);
