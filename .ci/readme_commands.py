@@ -42,7 +42,7 @@ SKIP = "skip"
 #  why). First match wins; keep each pattern specific to its command.
 RULES = [
     # Quick start.
-    (r"cargo run --release -p eth-rpc", SERVE,
+    (r"cargo run -p eth-rpc", SERVE,
      "the example server runs until Ctrl-C: started in the background, ready when it logs "
      "`eth-rpc serving`, used by the commands below, stopped with SIGINT (must exit 0)"),
     (r"cargo test --workspace", SKIP,
@@ -69,7 +69,7 @@ RULES = [
 
 # What each SERVE command prints once it is ready, and the fixed ports it listens on.
 SERVERS = {
-    "cargo run --release -p eth-rpc": ("eth-rpc serving", (8545, 9999)),
+    "cargo run -p eth-rpc": ("eth-rpc serving", (8545, 9999)),
     "cargo run -p todo": ("todo serving", (8000, 9000)),
 }
 # Bounds on a command's life, so a hung command fails the run instead of hanging CI.
