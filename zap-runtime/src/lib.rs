@@ -51,7 +51,8 @@
 //! |----------|---------|
 //! | `server` | [`server`]: the ZAP/TCP server on tokio (accept loop, per-connection buffers, dispatch by ordinal, pipelining, limits), [`shutdown`] (signals, drain) and [`metrics`] (Prometheus text) |
 //! | `client` | [`client`]: the async ZAP/TCP client, one pipelined connection shared by many callers, plus a reconnecting client and a balanced one over several servers |
-//! | `http`   | [`http`]: JSON-RPC 2.0 over HTTP/1.1 (hyper) serving the same [`Service`], with batches, `rpc.discover`, an explorer page, `/health` and `/metrics` |
+//! | `jsonrpc` | [`jsonrpc`]: JSON-RPC 2.0 bodies (single calls and batches, `rpc.discover`) in and out of the same [`Service`], with no HTTP library: what any transport that carries JSON-RPC uses |
+//! | `http`   | [`http`] (and `jsonrpc`): JSON-RPC 2.0 over HTTP/1.1 (hyper) serving the same [`Service`], with batches, `rpc.discover`, an explorer page, `/health` and `/metrics` |
 //! | `tls`    | [`tls`]: rustls (aws-lc-rs) configurations for the server, the client and the HTTP server: PEM loading, X25519MLKEM768 preferred, TLS 1.3 only unless 1.2 is asked for, optional client certificates |
 //! | `cap`    | [`cap`]: capability tokens: decode and verify (Ed25519, ML-DSA-65, secp256k1), issue and attenuate, and a policy that servers consult before every call |
 //!
@@ -154,6 +155,9 @@ mod frame_reader;
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
 pub mod json;
+#[cfg(feature = "jsonrpc")]
+#[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
+pub mod jsonrpc;
 #[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod metrics;

@@ -80,10 +80,8 @@
 //! [`Service`]: crate::Service
 //! [`Service::call`]: crate::Service::call
 
-mod batch;
 mod browser;
 mod explorer;
-mod jsonrpc;
 mod routes;
 mod server;
 mod stall;
@@ -91,8 +89,9 @@ mod stall;
 use std::time::Duration;
 
 pub use crate::accept::{Bound, ServerStats};
+/// The JSON-RPC protocol this server carries (also at [`crate::jsonrpc`]).
+pub use crate::jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
 pub use browser::AllowedHosts;
-pub use jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
 #[doc(hidden)]
 pub use server::serve_stream;
 pub use server::{serve_http, HttpServer};

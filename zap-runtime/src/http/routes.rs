@@ -10,9 +10,9 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::browser;
-use super::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use super::{HttpConfig, Routes};
 use crate::budget::Held;
+use crate::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;

@@ -1,5 +1,7 @@
-//! The JSON-RPC 2.0 protocol, independent of HTTP: one request body in, one response
-//! body (or nothing, when every call was a notification) out.
+//! The JSON-RPC 2.0 protocol, independent of HTTP (feature `jsonrpc`, which needs no
+//! HTTP library): one request body in, one response body (or nothing, when every call
+//! was a notification) out. The HTTP server (feature `http`) carries it; another
+//! transport can carry the same bodies.
 //!
 //! A call goes through the same [`Service::call`] as a ZAP/TCP call: its `params` are
 //! written as the request message by [`MethodInfo::params_to_wire`], the handler runs,
@@ -11,11 +13,13 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::batch::{parse, Body};
+mod batch;
+
 use crate::json::{CowStr, ParamsError, ResultError};
 use crate::rpc::Status;
 use crate::service::{Authorizer, CallError, MethodInfo, Reply, Service};
 use crate::BuilderPool;
+use batch::{parse, Body};
 
 /// The JSON-RPC error codes this server answers with.
 pub mod code {
