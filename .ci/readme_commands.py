@@ -51,6 +51,8 @@ RULES = [
      "JSON-RPC against the server started above; output checked"),
     (r"cargo run -p eth-rpc --example client", RUN,
      "ZAP/TCP against the server started above; output checked"),
+    (r"cargo run -q -p zapc -- call --schema schemas/eth\.zap 127\.0\.0\.1:9999 Eth\.getBalance .*", RUN,
+     "zapc call against the server started above; output checked"),
     # Your first service.
     (r"cargo run -p todo", SERVE,
      "the first-service example runs until Ctrl-C: started in the background, ready when "
@@ -62,6 +64,8 @@ RULES = [
     # The command line.
     (r"cargo install --locked --path zapc", RUN,
      "installs zapc into the scratch CARGO_INSTALL_ROOT, first on the PATH of what follows"),
+    (r"zapc call --schema schemas/eth\.zap 127\.0\.0\.1:9999 Eth\.chainId", RUN_SCRATCH,
+     "the installed zapc against the eth-rpc server started above (still running)"),
     (r"zapc (generate|check|layout|fmt|openrpc) .*", RUN_SCRATCH,
      "in a scratch copy of schemas/: `generate` writes src/generated/ into the working "
      "directory"),

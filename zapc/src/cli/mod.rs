@@ -1,6 +1,7 @@
 //! Command-line parsing and dispatch. To add a subcommand: write `cli/<name>.rs` with an
 //! `Args` struct (clap derive) and a `run(Args) -> ExitCode`, then add a variant below.
 
+mod call;
 mod check;
 mod codec;
 mod compat;
@@ -33,6 +34,7 @@ enum Command {
     Openrpc(openrpc::Args),
     Compat(compat::Args),
     Fmt(fmt::Args),
+    Call(call::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -46,5 +48,6 @@ pub fn run() -> ExitCode {
         Command::Openrpc(args) => openrpc::run(&args),
         Command::Compat(args) => compat::run(&args),
         Command::Fmt(args) => fmt::run(&args),
+        Command::Call(args) => call::run(&args),
     }
 }

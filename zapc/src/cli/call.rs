@@ -1,0 +1,204 @@
+//! `zapc call`: call one method of a running ZAP/TCP server from the command line, with
+//! JSON in and out, encoded and decoded through the schema (the grpcurl of ZAP).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::Value;
+use zap_runtime::client::{Client, ClientConfig};
+use zap_runtime::frame::Framing;
+use zap_runtime::{ClientError, Transport};
+use zapc::ir::{Interface, Method, Schema};
+
+use super::dynamic;
+use super::inputs::one_schema;
+
+/// Call a method of a ZAP/TCP server: the JSON request is encoded with the schema, the
+/// answer decoded and printed as JSON on one line.
+///
+/// Exit status: 0 for an answer, 1 for an error answer (its status and message on
+/// stderr) or a failed connection, 2 for a usage error (an unknown method, JSON that does
+/// not fit the request type).
+#[derive(Debug, clap::Args)]
+#[command(after_help = "Examples (against `cargo run -p eth-rpc`):\n  \
+    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.getBalance \\\n    \
+    '{\"id\":1,\"block\":\"latest\",\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}'\n  \
+    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId")]
+pub struct Args {
+    /// The .zap file that declares the interface.
+    #[arg(long, value_name = "FILE")]
+    schema: PathBuf,
+    /// The server, HOST:PORT.
+    #[arg(value_name = "ADDR")]
+    addr: String,
+    /// The method, `Interface.method` as the schema names them (`Eth.getBalance`).
+    #[arg(value_name = "METHOD")]
+    method: String,
+    /// The request as JSON in the schema's JSON mapping (lowerCamelCase keys, 64-bit
+    /// integers also as strings, bytes as 0x hex); `-` reads it from stdin. Omitted for
+    /// a method without a request; absent fields are zero.
+    #[arg(value_name = "JSON")]
+    json: Option<String>,
+    /// A capability to send in the call's Cap field: a file holding the capability (or
+    /// chain) message, as `zap_runtime::cap::issue` writes it.
+    #[arg(long, value_name = "FILE")]
+    cap_file: Option<PathBuf>,
+    /// Speak the node framing (luxfi/zap nodes, TypeScript servers) instead of the RPC
+    /// framing.
+    #[arg(long)]
+    node: bool,
+    /// Seconds to wait for the connection and for the answer.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    timeout: f64,
+}
+
+/// A usage error (exit 2) or a failed call (exit 1), with its message.
+enum Failure {
+    Usage(String),
+    Call(String),
+}
+
+/// Run `zapc call`.
+pub fn run(args: &Args) -> ExitCode {
+    match try_run(args) {
+        Ok(answer) => {
+            println!("{answer}");
+            ExitCode::SUCCESS
+        }
+        Err(Failure::Usage(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Call(message)) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The interface and method `Interface.method` names, or which ones there are.
+fn find<'s>(schema: &'s Schema, name: &str) -> Result<(&'s Interface, &'s Method), String> {
+    let every = || {
+        let all: Vec<String> = schema
+            .interfaces
+            .iter()
+            .flat_map(|i| {
+                i.methods
+                    .iter()
+                    .map(move |m| format!("{}.{}", i.name, m.name))
+            })
+            .collect();
+        if all.is_empty() {
+            format!("{} declares no interface", schema.source_name)
+        } else {
+            format!("{} has: {}", schema.source_name, all.join(", "))
+        }
+    };
+    let (interface, method) = name
+        .split_once('.')
+        .ok_or_else(|| format!("name the method as Interface.method; {}", every()))?;
+    let interface = schema
+        .interfaces
+        .iter()
+        .find(|i| i.name == interface)
+        .ok_or_else(|| format!("no interface {interface:?}; {}", every()))?;
+    let method = interface
+        .methods
+        .iter()
+        .find(|m| m.name == method)
+        .ok_or_else(|| format!("no method {name:?}; {}", every()))?;
+    Ok((interface, method))
+}
+
+fn try_run(args: &Args) -> Result<Value, Failure> {
+    let path = one_schema(&args.schema, "--schema").map_err(Failure::Usage)?;
+    let schema = zapc::load_file(path).map_err(|e| Failure::Usage(e.to_string()))?;
+    let (_, method) = find(&schema, &args.method).map_err(Failure::Usage)?;
+    let payload = request(&schema, method, args.json.as_deref()).map_err(Failure::Usage)?;
+    let timeout = Duration::try_from_secs_f64(args.timeout)
+        .map_err(|e| Failure::Usage(format!("--timeout {}: {e}", args.timeout)))?;
+    let cap = match &args.cap_file {
+        Some(file) => std::fs::read(file).map_err(|e| {
+            Failure::Usage(format!("cannot read --cap-file {}: {e}", file.display()))
+        })?,
+        None => Vec::new(),
+    };
+    let config = ClientConfig {
+        connect_timeout: timeout,
+        call_timeout: timeout,
+        cap,
+        framing: if args.node {
+            Framing::Node
+        } else {
+            Framing::Rpc
+        },
+        ..ClientConfig::default()
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
+    let body = runtime.block_on(async {
+        let client = Client::connect_with(args.addr.as_str(), config)
+            .await
+            .map_err(|e| Failure::Call(format!("cannot connect to {}: {e}", args.addr)))?;
+        client
+            .call(method.ordinal, &payload)
+            .await
+            .map_err(|e| Failure::Call(describe(&e)))
+    })?;
+    let Some(result) = &method.result else {
+        return Ok(Value::Object(Default::default()));
+    };
+    let ty = schema
+        .struct_named(&result.ty)
+        .ok_or_else(|| Failure::Usage(format!("struct {} is not in the schema", result.ty)))?;
+    dynamic::decode(&schema, ty, &body).map_err(|e| {
+        Failure::Call(format!(
+            "the answer is not a {} message: {e} ({} bytes)",
+            result.ty,
+            body.len()
+        ))
+    })
+}
+
+/// The request message for `json` (text, `-` for stdin, `None` for none).
+fn request(schema: &Schema, method: &Method, json: Option<&str>) -> Result<Vec<u8>, String> {
+    let Some(param) = &method.param else {
+        return match json {
+            None => Ok(Vec::new()),
+            Some(_) => Err(format!("{} takes no request", method.name)),
+        };
+    };
+    let text = match json {
+        Some("-") => std::io::read_to_string(std::io::stdin())
+            .map_err(|e| format!("cannot read the request from stdin: {e}"))?,
+        Some(text) => text.to_owned(),
+        None => "{}".to_owned(),
+    };
+    let value: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the request is not valid JSON: {e}"))?;
+    let ty = schema
+        .struct_named(&param.ty)
+        .ok_or_else(|| format!("struct {} is not in the schema", param.ty))?;
+    dynamic::encode(schema, ty, &value).map_err(|e| format!("the request as a {}: {e}", param.ty))
+}
+
+/// An error answer or a failure, in words.
+fn describe(e: &ClientError) -> String {
+    match e {
+        ClientError::Status { status, message } => {
+            format!("the server answered {status}: {message}")
+        }
+        ClientError::App(app) => format!(
+            "application error {}: {}{}",
+            app.code.get(),
+            app.message,
+            app.data
+                .as_ref()
+                .map_or_else(String::new, |d| format!(" (data: {d})"))
+        ),
+        other => other.to_string(),
+    }
+}

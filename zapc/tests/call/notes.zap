@@ -1,0 +1,16 @@
+# The service `zapc call` is tested against (tests/cli_call.rs serves it by hand).
+package notes
+
+struct Note {
+    Id u64 @0
+    Text text @8
+}
+
+interface Notes {
+    # Answers the note it is given.
+    echo(req: Note) returns (resp: Note)
+    # Always fails with application error 42.
+    missing(req: Note) returns (resp: Note)
+    # The number of notes: no request.
+    count() returns (Note)
+}
