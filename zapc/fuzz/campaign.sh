@@ -1,0 +1,1 @@
+../../zap-runtime/fuzz/campaign.sh
