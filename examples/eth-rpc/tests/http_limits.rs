@@ -180,25 +180,13 @@ async fn bodies_still_arriving_are_held_to_the_buffer_budget() {
     let server = EthRpc::start(&["--buffer-budget-mib", "4"]).await;
     let before = process::rss_kib(server.pid);
     // Each announces a 3 MiB body (under the 4 MiB limit) and sends 2 MiB of it.
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        3 << 20
+    );
     let mut peers = Vec::new();
-    let chunk = vec![b' '; 64 << 10];
     for _ in 0..PEERS {
-        let mut stream = TcpStream::connect(server.http).await.unwrap();
-        let head = format!(
-            "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            3 << 20
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        let mut sent = 0;
-        while sent < SENT {
-            let write = stream.write_all(&chunk);
-            match tokio::time::timeout(std::time::Duration::from_millis(200), write).await {
-                Ok(Ok(())) => sent += chunk.len(),
-                Ok(Err(e)) => panic!("write: {e}"),
-                Err(_) => break,
-            }
-        }
-        peers.push(stream);
+        peers.push(process::send_until_backed_up(server.http, head.as_bytes(), b' ', SENT).await);
     }
     // Small requests need no budget: answered at once.
     let answer = post(server.http, &discover(1)).await;

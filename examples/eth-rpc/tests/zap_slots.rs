@@ -183,24 +183,11 @@ async fn frames_still_arriving_are_held_to_the_buffer_budget() {
     let server = EthRpc::start(&["--buffer-budget-mib", "4"]).await;
     let before = process::rss_kib(server.pid);
     // Each announces a 12 MiB frame and sends 2 MiB of it, then waits.
-    let mut peers = Vec::new();
     let mut head = (12u32 << 20).to_le_bytes().to_vec();
     head.extend_from_slice(&[1u8; 4096 - 4]);
+    let mut peers = Vec::new();
     for _ in 0..PEERS {
-        let mut stream = TcpStream::connect(server.zap).await.unwrap();
-        let mut sent = 0;
-        let chunk = vec![1u8; 64 << 10];
-        stream.write_all(&head).await.unwrap();
-        sent += head.len();
-        // Writes back up once the budget is spent: send with a deadline, keep going.
-        while sent < SENT {
-            match tokio::time::timeout(Duration::from_millis(200), stream.write_all(&chunk)).await {
-                Ok(Ok(())) => sent += chunk.len(),
-                Ok(Err(e)) => panic!("write: {e}"),
-                Err(_) => break,
-            }
-        }
-        peers.push(stream);
+        peers.push(process::send_until_backed_up(server.zap, &head, 1, SENT).await);
     }
     // Small calls need no budget: served at once.
     one_call(&server)

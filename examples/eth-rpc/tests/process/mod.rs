@@ -271,3 +271,26 @@ pub async fn until_reading_stops(http: SocketAddr, server: &str, slack: u64) -> 
     }
     last.0
 }
+
+/// Connect to `addr`, send `head`, then 64 KiB chunks of `fill` until `total` bytes are
+/// sent (head included) or a write has waited 200 ms (the server has stopped reading
+/// and the socket buffers are full). The connection is kept open for the caller.
+pub async fn send_until_backed_up(
+    addr: SocketAddr,
+    head: &[u8],
+    fill: u8,
+    total: usize,
+) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head).await.unwrap();
+    let chunk = vec![fill; 64 << 10];
+    let mut sent = head.len();
+    while sent < total {
+        match tokio::time::timeout(Duration::from_millis(200), stream.write_all(&chunk)).await {
+            Ok(Ok(())) => sent += chunk.len(),
+            Ok(Err(e)) => panic!("write: {e}"),
+            Err(_) => break,
+        }
+    }
+    stream
+}
