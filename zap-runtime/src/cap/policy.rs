@@ -166,8 +166,8 @@ impl PolicyBuilder {
     /// [`DEFAULT_REFUSAL_MEMORY`]. The same refused bytes presented again within that
     /// time are refused without another signature check, so a client that repeats a
     /// forged capability (on every call of a connection, every member of a batch) costs
-    /// a hash per call. A refusal that time may lift (`IssuedAt` still ahead of the
-    /// clock) is not remembered. About 64 bytes per entry, taken in
+    /// a hash per call. Only refusals the bytes alone decide are remembered (not those
+    /// of the clock or the revocation hook). About 64 bytes per entry, taken in
     /// [`build`](Self::build).
     pub fn refusal_memory(mut self, entries: usize) -> Self {
         self.refusal_memory = entries;
@@ -288,16 +288,17 @@ impl Policy {
                 return Ok(());
             }
         }
-        if let Some(refused) = &self.refused {
-            if let Some(refusal) = refused.get(cap, now) {
+        let remembered = self.refused.as_ref().map(|r| (r, r.key(cap)));
+        if let Some((refused, key)) = &remembered {
+            if let Some(refusal) = refused.get(key, now) {
                 return Err(refusal.into());
             }
         }
         let entry = match self.verify_fresh(cap, now, cached) {
             Ok(entry) => entry,
             Err(refusal) => {
-                if let Some(refused) = &self.refused {
-                    refused.put(cap, refusal, now);
+                if let Some((refused, key)) = &remembered {
+                    refused.put(key, refusal, now);
                 }
                 return Err(refusal.into());
             }
@@ -407,7 +408,6 @@ impl Policy {
             links: p.len(),
         });
         let mut child: Option<Capability<'_>> = None;
-        let mut root_key: Option<&PublicKey> = None;
         let mut links = Vec::with_capacity(p.len());
         for (i, (cap, key_bytes)) in p.links().enumerate() {
             if let Some(c) = cap.caveats().next() {
@@ -451,13 +451,12 @@ impl Policy {
                 if !key_bytes.is_empty() {
                     return Err(Refusal::Malformed("the root link carries an issuer key"));
                 }
-                root_key = Some(self.trusted(cap.issuer()).ok_or(Refusal::UnknownIssuer)?);
             }
             links.push((cap, key_bytes));
             child = Some(cap);
         }
         let (root, _) = links.pop().ok_or(Refusal::Missing)?;
-        let root_key = root_key.ok_or(Refusal::UnknownIssuer)?;
+        let root_key = self.trusted(root.issuer()).ok_or(Refusal::UnknownIssuer)?;
         root_key.verify(&root.canonical_bytes(), root.signature())?;
         // Revocation is asked in `recheck`, after this, on hits and misses alike.
         for &(cap, key_bytes) in links.iter().rev() {

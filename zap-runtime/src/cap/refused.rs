@@ -32,6 +32,13 @@ struct Slot {
     refusal: Refusal,
 }
 
+/// 128 bits of SHA-256 of the secret and the bytes, and their length.
+pub(crate) struct Key {
+    fp: u64,
+    fp2: u64,
+    len: usize,
+}
+
 pub(crate) struct Refused {
     secret: [u8; 32],
     slots: std::sync::Mutex<Box<[Slot]>>,
@@ -65,7 +72,9 @@ impl Refused {
         }
     }
 
-    fn key(&self, bytes: &[u8]) -> (u64, u64) {
+    /// What `bytes` are remembered under: computed once per check, for the lookup and,
+    /// on a fresh refusal, the insert.
+    pub fn key(&self, bytes: &[u8]) -> Key {
         let digest: [u8; 32] = Sha256::new()
             .chain_update(self.secret)
             .chain_update(bytes)
@@ -76,32 +85,35 @@ impl Refused {
             w.copy_from_slice(&digest[i..i + 8]);
             u64::from_le_bytes(w)
         };
-        (word(0), word(8))
+        Key {
+            fp: word(0),
+            fp2: word(8),
+            len: bytes.len(),
+        }
     }
 
-    /// The refusal remembered for exactly `bytes` at `now`, if any.
-    pub fn get(&self, bytes: &[u8], now: u64) -> Option<Refusal> {
-        let (fp, fp2) = self.key(bytes);
+    /// The refusal remembered for exactly the bytes of `key` at `now`, if any.
+    pub fn get(&self, key: &Key, now: u64) -> Option<Refusal> {
         let slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
-        let slot = &slots[fp as usize % slots.len()];
-        let hit = now <= slot.until && slot.fp == fp && slot.fp2 == fp2 && slot.len == bytes.len();
+        let slot = &slots[key.fp as usize % slots.len()];
+        let hit =
+            now <= slot.until && slot.fp == key.fp && slot.fp2 == key.fp2 && slot.len == key.len;
         hit.then_some(slot.refusal)
     }
 
-    /// Remember that `bytes` were refused for `refusal` at `now`, when the bytes alone
-    /// decide that refusal (see the module docs).
-    pub fn put(&self, bytes: &[u8], refusal: Refusal, now: u64) {
+    /// Remember that the bytes of `key` were refused for `refusal` at `now`, when the
+    /// bytes alone decide that refusal (see the module docs).
+    pub fn put(&self, key: &Key, refusal: Refusal, now: u64) {
         if !decided_by_the_bytes(&refusal) {
             return;
         }
-        let (fp, fp2) = self.key(bytes);
         let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
         let n = slots.len();
-        slots[fp as usize % n] = Slot {
+        slots[key.fp as usize % n] = Slot {
             until: now.saturating_add(REFUSAL_MEMORY_SECONDS),
-            fp,
-            fp2,
-            len: bytes.len(),
+            fp: key.fp,
+            fp2: key.fp2,
+            len: key.len,
             refusal,
         };
     }
@@ -139,15 +151,18 @@ mod tests {
     fn remembers_the_very_bytes_for_a_while() {
         let memory = Refused::new(8);
         let bad = Refusal::BadSignature("x");
-        memory.put(b"forged", bad, 100);
-        assert_eq!(memory.get(b"forged", 100), Some(bad));
+        memory.put(&memory.key(b"forged"), bad, 100);
+        assert_eq!(memory.get(&memory.key(b"forged"), 100), Some(bad));
         assert_eq!(
-            memory.get(b"forged", 100 + REFUSAL_MEMORY_SECONDS),
+            memory.get(&memory.key(b"forged"), 100 + REFUSAL_MEMORY_SECONDS),
             Some(bad)
         );
-        assert_eq!(memory.get(b"forged", 101 + REFUSAL_MEMORY_SECONDS), None);
-        assert_eq!(memory.get(b"forgee", 100), None);
-        assert_eq!(memory.get(b"forged!", 100), None);
+        assert_eq!(
+            memory.get(&memory.key(b"forged"), 101 + REFUSAL_MEMORY_SECONDS),
+            None
+        );
+        assert_eq!(memory.get(&memory.key(b"forgee"), 100), None);
+        assert_eq!(memory.get(&memory.key(b"forged!"), 100), None);
     }
 
     #[test]
@@ -161,12 +176,12 @@ mod tests {
             expires_at: 50,
             now: 100,
         };
-        memory.put(b"early", early, 100);
-        memory.put(b"late", late, 100);
-        memory.put(b"revoked", Refusal::Revoked, 100);
-        memory.put(b"", Refusal::Missing, 100);
+        memory.put(&memory.key(b"early"), early, 100);
+        memory.put(&memory.key(b"late"), late, 100);
+        memory.put(&memory.key(b"revoked"), Refusal::Revoked, 100);
+        memory.put(&memory.key(b""), Refusal::Missing, 100);
         for bytes in [&b"early"[..], b"late", b"revoked", b""] {
-            assert_eq!(memory.get(bytes, 100), None);
+            assert_eq!(memory.get(&memory.key(bytes), 100), None);
         }
     }
 }
