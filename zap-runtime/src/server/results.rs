@@ -45,10 +45,24 @@ struct Stamp {
     generation: u32,
 }
 
+/// One remembered capability: its bytes (`None` when too long to keep, so that no
+/// later call matches it) and the slot's generation.
+#[derive(Debug)]
+struct Caller {
+    bytes: Option<Vec<u8>>,
+    generation: u32,
+}
+
+impl Caller {
+    fn is(&self, cap: &[u8]) -> bool {
+        self.bytes.as_deref() == Some(cap)
+    }
+}
+
 /// The capabilities seen on a connection, for stamping.
 #[derive(Debug, Default)]
 struct Callers {
-    slots: Vec<(Vec<u8>, u32)>,
+    slots: Vec<Caller>,
     /// The next slot to give away once all are taken.
     next: usize,
     current: Stamp,
@@ -56,45 +70,41 @@ struct Callers {
 
 impl Callers {
     fn set(&mut self, cap: &[u8]) {
-        let current = &self.slots.get(usize::from(self.current.slot));
-        if current.is_some_and(|(bytes, generation)| {
-            *generation == self.current.generation && bytes.as_slice() == cap
-        }) {
+        let current = self.slots.get(usize::from(self.current.slot));
+        if current.is_some_and(|c| c.generation == self.current.generation && c.is(cap)) {
             return;
         }
-        if let Some(i) = self
-            .slots
-            .iter()
-            .position(|(bytes, _)| bytes.as_slice() == cap)
-        {
+        if let Some(i) = self.slots.iter().position(|c| c.is(cap)) {
             self.current = Stamp {
                 slot: i as u8,
-                generation: self.slots[i].1,
+                generation: self.slots[i].generation,
             };
             return;
         }
         let i = if self.slots.len() < CALLERS {
-            self.slots.push((Vec::new(), 0));
+            self.slots.push(Caller {
+                bytes: None,
+                generation: 0,
+            });
             self.slots.len() - 1
         } else {
             let i = self.next;
             self.next = (self.next + 1) % CALLERS;
             i
         };
-        let (bytes, generation) = &mut self.slots[i];
-        bytes.clear();
-        *generation += 1;
+        let slot = &mut self.slots[i];
+        slot.generation += 1;
+        // A capability too long to keep matches no later call: each such call gets a
+        // stamp of its own (a new generation). A kept buffer is reused.
+        let mut bytes = slot.bytes.take().unwrap_or_default();
         if cap.len() <= MAX_CALLER_LEN {
+            bytes.clear();
             bytes.extend_from_slice(cap);
-        } else {
-            // Too long to keep: a stamp no later call can match (a generation bump
-            // for every such call).
-            bytes.push(0xff);
-            bytes.extend_from_slice(&[0xff; 8]);
+            slot.bytes = Some(bytes);
         }
         self.current = Stamp {
             slot: i as u8,
-            generation: *generation,
+            generation: slot.generation,
         };
     }
 }
