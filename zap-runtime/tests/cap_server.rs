@@ -162,10 +162,15 @@ fn cases() -> Vec<(&'static str, Vec<u8>, u32, u32)> {
     ]
 }
 
-#[tokio::test]
-async fn zap_tcp_calls_are_checked_before_the_handler_runs() {
-    let service = Guarded::default();
-    let calls = Arc::clone(&service.calls);
+/// `service` over ZAP/TCP on port 0 with [`authorizer`] checking every call: its
+/// address, the token that stops it and its task.
+async fn serve_checked(
+    service: Guarded,
+) -> (
+    std::net::SocketAddr,
+    CancellationToken,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let config = ServerConfig {
@@ -174,6 +179,14 @@ async fn zap_tcp_calls_are_checked_before_the_handler_runs() {
     };
     let stop = CancellationToken::new();
     let task = tokio::spawn(Server::new(listener, Arc::new(service), config).run(stop.clone()));
+    (addr, stop, task)
+}
+
+#[tokio::test]
+async fn zap_tcp_calls_are_checked_before_the_handler_runs() {
+    let service = Guarded::default();
+    let calls = Arc::clone(&service.calls);
+    let (addr, stop, task) = serve_checked(service).await;
 
     let mut allowed = 0;
     for (name, cap, ordinal, want) in cases() {
@@ -223,15 +236,7 @@ async fn zap_tcp_calls_are_checked_before_the_handler_runs() {
 #[tokio::test]
 async fn a_result_is_pipelined_on_only_under_the_capability_that_made_it() {
     use server_support::{request_frame_with_cap, Raw};
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let config = ServerConfig {
-        authorize: Some(authorizer()),
-        ..ServerConfig::default()
-    };
-    let stop = CancellationToken::new();
-    let task =
-        tokio::spawn(Server::new(listener, Arc::new(Guarded::default()), config).run(stop.clone()));
+    let (addr, stop, task) = serve_checked(Guarded::default()).await;
     // Two valid capabilities, both allowed to call READ: two callers behind one
     // connection (a gateway's).
     let alice = good_cap();
