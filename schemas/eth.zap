@@ -50,6 +50,25 @@ struct VersionResponse {
     Version text @0
 }
 
+# A block header, as `newHeads` sends one for each new block.
+struct BlockHeader {
+    # The block's number.
+    Number u64 @0 json(quantity)
+    # When the block was made, in seconds since 1970.
+    Timestamp u64 @8 json(quantity)
+    # The block's hash.
+    Hash hash32 @16
+    # The hash of the block before it.
+    ParentHash hash32 @48
+}
+
+# Which heads to send.
+struct HeadsRequest {
+    # Send this many heads, then end the stream; 0 sends one per block until the
+    # stream is dropped.
+    Count u32 @0
+}
+
 # Account balances, and what a client asks a node when it connects.
 interface Eth {
     # The balance of an account at a block, in wei. A server that checks capabilities
@@ -64,4 +83,7 @@ interface Eth {
     netVersion() returns (VersionResponse) json(name = "net_version", result = Version)
     # The node software's name and version.
     clientVersion() returns (VersionResponse) json(name = "web3_clientVersion", result = Version)
+    # The head of the chain now, then each new head as the chain advances (a server
+    # stream; `eth-rpc --block-time` sets how often).
+    newHeads(HeadsRequest) returns stream BlockHeader
 }

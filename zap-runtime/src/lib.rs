@@ -173,6 +173,7 @@ pub mod service;
 #[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod shutdown;
+pub mod stream;
 #[cfg(feature = "tls")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;

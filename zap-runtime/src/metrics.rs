@@ -6,7 +6,9 @@
 //!   by [`Metered`], a [`Service`] that wraps the real one, one per transport:
 //!   `zap_calls_total`, `zap_call_errors_total` (with the answered `status`),
 //!   `zap_call_duration_seconds` (a histogram, 10 µs to about 0.3 s in powers of two),
-//!   `zap_calls_in_flight`.
+//!   `zap_calls_in_flight`; for stream methods `zap_streams_opened_total`,
+//!   `zap_streams_active` and `zap_stream_messages_total` (label `direction`: `in` from
+//!   the peer, `out` to it) instead.
 //! * **Per server** (label `server`), read from its [`ServerStats`] at scrape time:
 //!   `zap_connections_active`, `zap_connections_accepted_total`,
 //!   `zap_connections_refused_total`, `zap_received_bytes_total`, `zap_sent_bytes_total`
@@ -50,7 +52,7 @@
 //! ```
 
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use prometheus_client::collector::Collector;
@@ -67,6 +69,7 @@ use tracing::Instrument as _;
 use crate::accept::ServerStats;
 use crate::builder::Builder;
 use crate::service::{CallError, MethodInfo, Reply, Service};
+use crate::stream::{StreamCounters, StreamIo};
 
 /// `service`, `method`, `transport`.
 type CallLabels = [(&'static str, &'static str); 3];
@@ -98,6 +101,12 @@ struct CallStats {
     sum_nanos: AtomicU64,
     /// Per-bucket (not cumulative) counts; the last one is `+Inf`.
     buckets: [AtomicU64; BUCKETS + 1],
+    /// A stream method: its streams are counted below, not as calls.
+    is_stream: AtomicBool,
+    streams_opened: AtomicU64,
+    streams_ended: AtomicU64,
+    /// Messages of all its streams, both ways.
+    messages: Arc<StreamCounters>,
 }
 
 impl CallStats {
@@ -217,6 +226,7 @@ impl Collector for Calls {
             })
             .collect();
         let count = |buckets: &[u64]| buckets.iter().sum::<u64>();
+        self.encode_streams(&mut encoder)?;
         let mut calls =
             encoder.encode_descriptor("zap_calls", "Calls answered", None, MetricType::Counter)?;
         for (labels, buckets, _, _) in &readings {
@@ -256,6 +266,68 @@ impl Collector for Calls {
             )?;
         }
         Ok(())
+    }
+}
+
+impl Calls {
+    /// `zap_streams_opened_total`, `zap_streams_active` and `zap_stream_messages_total`
+    /// (label `direction`: `in` from the peer, `out` to it), for the stream methods.
+    fn encode_streams(&self, encoder: &mut DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let readings: Vec<_> = lock(&self.0)
+            .iter()
+            .filter(|(_, s)| s.is_stream.load(Ordering::Relaxed))
+            .map(|(labels, s)| {
+                let ended = s.streams_ended.load(Ordering::Relaxed);
+                let opened = s.streams_opened.load(Ordering::Relaxed);
+                let messages_in = s.messages.messages_in.load(Ordering::Relaxed);
+                let messages_out = s.messages.messages_out.load(Ordering::Relaxed);
+                (*labels, opened, ended, messages_in, messages_out)
+            })
+            .collect();
+        if readings.is_empty() {
+            return Ok(());
+        }
+        let mut opened = encoder.encode_descriptor(
+            "zap_streams_opened",
+            "Streams opened and served",
+            None,
+            MetricType::Counter,
+        )?;
+        for (labels, n, ..) in &readings {
+            ConstCounter::new(*n).encode(opened.encode_family(labels)?)?;
+        }
+        let mut active = encoder.encode_descriptor(
+            "zap_streams_active",
+            "Streams being served now",
+            None,
+            MetricType::Gauge,
+        )?;
+        for (labels, opened, ended, ..) in &readings {
+            let now = opened.saturating_sub(*ended) as i64;
+            ConstGauge::new(now).encode(active.encode_family(labels)?)?;
+        }
+        let mut messages = encoder.encode_descriptor(
+            "zap_stream_messages",
+            "Stream messages received (in) and sent (out)",
+            None,
+            MetricType::Counter,
+        )?;
+        for (labels, _, _, messages_in, messages_out) in &readings {
+            for (direction, n) in [("in", messages_in), ("out", messages_out)] {
+                let labels = [labels[0], labels[1], labels[2], ("direction", direction)];
+                ConstCounter::new(*n).encode(messages.encode_family(&labels)?)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Counts a stream as ended when dropped, also when its handler is cancelled.
+struct StreamEnded(Arc<CallStats>);
+
+impl Drop for StreamEnded {
+    fn drop(&mut self) {
+        self.0.streams_ended.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -376,7 +448,16 @@ impl<S: Service> Metered<S> {
             service,
             metrics: metrics.clone(),
             clock: metrics.0.clock.clone(),
-            methods: S::METHODS.iter().map(|m| method(m.name)).collect(),
+            methods: S::METHODS
+                .iter()
+                .map(|m| {
+                    let entry = method(m.name);
+                    if m.streaming.is_stream() {
+                        entry.1.is_stream.store(true, Ordering::Relaxed);
+                    }
+                    entry
+                })
+                .collect(),
             unknown: method("unknown"),
         }
     }
@@ -423,6 +504,24 @@ impl<S: Service> Service for Metered<S> {
     const NAME: &'static str = S::NAME;
     const METHODS: &'static [MethodInfo] = S::METHODS;
     const OPENRPC: Option<&'static str> = S::OPENRPC;
+
+    /// Counts the stream (opened, active) and its messages both ways.
+    fn stream(
+        self: Arc<Self>,
+        ordinal: u32,
+        open: bytes::Bytes,
+        mut io: StreamIo,
+    ) -> impl Future<Output = Result<(), CallError>> + Send + 'static {
+        let stats = Arc::clone(&self.method(ordinal).1);
+        stats.streams_opened.fetch_add(1, Ordering::Relaxed);
+        io.count_with(Arc::clone(&stats.messages));
+        let ended = StreamEnded(stats);
+        let stream = Arc::clone(&self.service).stream(ordinal, open, io);
+        async move {
+            let _ended = ended;
+            stream.await
+        }
+    }
 
     fn call<'a>(
         &'a self,

@@ -16,6 +16,7 @@ use crate::builder::Builder;
 use crate::error::ParseError;
 use crate::json::{ParamsError, ResultError};
 use crate::rpc::Status;
+use crate::stream::{StreamIo, Streaming};
 use crate::transport::{ClientError, Transport};
 
 /// What a handler call produced.
@@ -66,6 +67,12 @@ impl CallError {
             Status::NOT_FOUND,
             format!("{service} has no method with ordinal {ordinal}"),
         )
+    }
+    /// 400: method `name` is a stream, which a call (dir 1, or JSON-RPC) cannot reach.
+    pub fn stream_method(name: &str) -> Self {
+        CallError::bad_request(format!(
+            "`{name}` is a stream method: open it as a stream (dir 3), not as a call"
+        ))
     }
     /// 400: the payload is not a message of the request type.
     pub fn bad_payload(request: &str, err: ParseError) -> Self {
@@ -126,6 +133,8 @@ pub struct MethodInfo {
     pub permissions: u64,
     /// The method name as written in the schema (`getBalance`).
     pub name: &'static str,
+    /// A call, or which kind of stream ([`Service::stream`] serves those).
+    pub streaming: Streaming,
     /// The JSON-RPC method name (`eth_getBalance`).
     pub json_name: &'static str,
     /// The request struct's schema name, if the method takes one.
@@ -239,9 +248,38 @@ pub trait Service: Send + Sync + 'static {
         async move { self.call(ordinal, &payload, out).await }
     }
 
+    /// Run stream method `ordinal` (a method whose [`MethodInfo::streaming`] is not
+    /// `Unary`): `open` is the opening message, `io` the stream's two directions. The
+    /// future runs in its own task; the stream's server side ends when it returns (or
+    /// when the transport drops it: the connection closed, the server shuts down), and
+    /// an error is logged, since the wire has no status for streams.
+    ///
+    /// The default knows no stream method. Generated services dispatch to the
+    /// handler's stream methods, with typed [`Sender`](crate::stream::Sender) and
+    /// [`Receiver`](crate::stream::Receiver) halves.
+    fn stream(
+        self: std::sync::Arc<Self>,
+        ordinal: u32,
+        open: Bytes,
+        io: StreamIo,
+    ) -> impl Future<Output = Result<(), CallError>> + Send + 'static {
+        let _ = (open, io);
+        async move { Err(CallError::unknown_method(Self::NAME, ordinal)) }
+    }
+
     /// Look a method up by its JSON-RPC name.
     fn method_by_json_name(name: &str) -> Option<&'static MethodInfo> {
         Self::METHODS.iter().find(|m| m.json_name == name)
+    }
+
+    /// Look a method up by its ordinal.
+    fn method(ordinal: u32) -> Option<&'static MethodInfo> {
+        // Methods numbered by position sit at `ordinal - 1`; explicit ordinals are
+        // searched for.
+        match Self::METHODS.get((ordinal as usize).wrapping_sub(1)) {
+            Some(m) if m.ordinal == ordinal => Some(m),
+            _ => Self::METHODS.iter().find(|m| m.ordinal == ordinal),
+        }
     }
 }
 

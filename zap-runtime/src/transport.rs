@@ -78,4 +78,20 @@ pub trait Transport: Send + Sync {
     ) -> impl Future<Output = Result<Bytes, ClientError>> + Send {
         async move { self.call(ordinal, payload).await.map(Bytes::from) }
     }
+
+    /// Open a stream of method `ordinal` with the opening message `open`: its two
+    /// directions, raw (generated stubs wrap them in typed halves). The default
+    /// carries no streams.
+    fn open_stream(
+        &self,
+        ordinal: u32,
+        open: &[u8],
+    ) -> impl Future<Output = Result<crate::stream::StreamIo, ClientError>> + Send {
+        let _ = (ordinal, open);
+        async move {
+            Err(ClientError::Protocol(
+                "this transport does not carry streams".into(),
+            ))
+        }
+    }
 }

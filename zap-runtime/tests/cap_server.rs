@@ -38,6 +38,7 @@ const fn method(ordinal: u32, permissions: u64, json_name: &'static str) -> Meth
         permissions,
         name: json_name,
         json_name,
+        streaming: zap_runtime::stream::Streaming::Unary,
         request: None,
         response: None,
         positional: &[],

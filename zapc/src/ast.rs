@@ -316,6 +316,8 @@ impl Bits {
 pub struct ParamDecl {
     pub name: Option<Ident>,
     pub ty: TypeExpr,
+    /// `stream T`: the span of the `stream` keyword.
+    pub stream: Option<Span>,
 }
 
 /// A type as written.

@@ -878,8 +878,20 @@ impl Comparison<'_> {
                 ),
             ));
         }
+        if old_m.streaming() != new_m.streaming() {
+            found.push((
+                Class::WireBreaking,
+                format!(
+                    "method `{name}` changes from {} to {}: a call and each kind of stream \
+                     are opened and answered differently on the wire",
+                    old_m.streaming().describe(),
+                    new_m.streaming().describe()
+                ),
+            ));
+        }
         for (what, old_p, new_p) in [
             ("parameter", &old_m.param, &new_m.param),
+            ("stream parameter", &old_m.stream_param, &new_m.stream_param),
             ("result", &old_m.result, &new_m.result),
         ] {
             if let Some(message) = self.param_change(old_p, new_p) {

@@ -377,10 +377,15 @@ pub struct Method {
     /// 1-based ordinal, what a call carries: the explicit `@N`, else the method's
     /// position among the interface's methods.
     pub ordinal: u32,
-    /// The parameter (`req: BalanceRequest`), if any.
+    /// The parameter (`req: BalanceRequest`), if any: for a stream method, the
+    /// message that opens the stream.
     pub param: Option<Param>,
+    /// The `stream T` parameter, if any: the messages the client sends on the stream.
+    pub stream_param: Option<Param>,
     /// The result (`resp: BalanceResponse`), if any.
     pub result: Option<Param>,
+    /// `returns stream T`: the server sends any number of results, not one.
+    pub result_stream: bool,
     /// The capability permission bits a call needs (`requires 0x1`); 0 when the schema
     /// says nothing (a server that checks capabilities then asks only for a valid one).
     pub permissions: u64,
@@ -415,7 +420,52 @@ pub struct Param {
     pub ty: String,
 }
 
+/// How a method exchanges messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Streaming {
+    /// One request, one answer.
+    Unary,
+    /// `returns stream T`: the server sends any number of messages.
+    Server,
+    /// `(stream T)`: the client sends any number; the server answers with one.
+    Client,
+    /// `(stream T) returns stream U`.
+    Bidi,
+}
+
+impl Streaming {
+    /// The `zap_runtime::stream::Streaming` variant's name.
+    pub fn variant(self) -> &'static str {
+        match self {
+            Streaming::Unary => "Unary",
+            Streaming::Server => "Server",
+            Streaming::Client => "Client",
+            Streaming::Bidi => "Bidi",
+        }
+    }
+
+    /// In words, for diagnostics and documents.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Streaming::Unary => "a call",
+            Streaming::Server => "a server stream",
+            Streaming::Client => "a client stream",
+            Streaming::Bidi => "a bidirectional stream",
+        }
+    }
+}
+
 impl Method {
+    /// A call or which kind of stream.
+    pub fn streaming(&self) -> Streaming {
+        match (self.stream_param.is_some(), self.result_stream) {
+            (false, false) => Streaming::Unary,
+            (false, true) => Streaming::Server,
+            (true, false) => Streaming::Client,
+            (true, true) => Streaming::Bidi,
+        }
+    }
+
     /// The JSON-RPC method name: `json(name = ...)` if given, else the lower-cased
     /// interface, underscore, method as written.
     pub fn json_rpc_name(&self, interface: &str) -> String {

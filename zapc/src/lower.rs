@@ -278,8 +278,10 @@ impl<'a> Lowering<'_, 'a> {
             name: decl.name.text.clone(),
             doc: decl.doc.clone(),
             ordinal,
-            param: self.param(decl.params.first())?,
+            param: self.param(decl.params.iter().find(|p| p.stream.is_none()))?,
+            stream_param: self.param(decl.params.iter().find(|p| p.stream.is_some()))?,
             result: self.param(decl.results.first())?,
+            result_stream: decl.results.first().is_some_and(|r| r.stream.is_some()),
             permissions: match &decl.requires {
                 Some(bits) => bits
                     .value()

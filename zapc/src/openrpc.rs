@@ -77,7 +77,13 @@ fn build(schema: &ir::Schema) -> Json {
     let methods = schema
         .interfaces
         .iter()
-        .flat_map(|i| i.methods.iter().map(move |m| method(schema, i, m)))
+        // Streams are not JSON-RPC calls: no method for them here.
+        .flat_map(|i| {
+            i.methods
+                .iter()
+                .filter(|m| m.streaming() == ir::Streaming::Unary)
+                .map(move |m| method(schema, i, m))
+        })
         .collect();
     // Imported structs are named by their qualified names (`common.Kind`).
     let components = schema

@@ -370,7 +370,12 @@ fn method_results(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
         return parameters(list);
     }
     let ty = type_expr(child(&pair, Rule::type_expr)?)?;
-    Ok(vec![ParamDecl { name: None, ty }])
+    let stream = find_child(&pair, Rule::kw_stream).map(|k| span_of(&k));
+    Ok(vec![ParamDecl {
+        name: None,
+        ty,
+        stream,
+    }])
 }
 
 fn parameters(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
@@ -380,6 +385,7 @@ fn parameters(pair: Pair<'_, Rule>) -> Built<Vec<ParamDecl>> {
             Ok(ParamDecl {
                 name: find_child(&p, Rule::parameter_name).map(|n| ident(&n)),
                 ty: type_expr(child(&p, Rule::type_expr)?)?,
+                stream: find_child(&p, Rule::kw_stream).map(|k| span_of(&k)),
             })
         })
         .collect()

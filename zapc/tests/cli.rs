@@ -31,7 +31,7 @@ fn check_accepts_a_valid_file() {
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
-        "ok: schemas/eth.zap (5 structs, 1 interface)\n"
+        "ok: schemas/eth.zap (7 structs, 1 interface)\n"
     );
     assert!(stderr(&output).is_empty());
 }
@@ -126,12 +126,24 @@ struct VersionResponse: size 8, list framed
   field    type  offset  width
   Version  text       0      8
 
+struct BlockHeader: size 80, list strided (80 bytes per element)
+  field       type             offset  width
+  Number      u64                   0      8
+  Timestamp   u64                   8      8
+  Hash        bytes_fixed[32]      16     32
+  ParentHash  bytes_fixed[32]      48     32
+
+struct HeadsRequest: size 4, list strided (4 bytes per element)
+  field  type  offset  width
+  Count  u32        0      4
+
 interface Eth
     1  getBalance(req: BalanceRequest) returns (resp: BalanceResponse)
     2  chainId() returns (ChainIdResponse)
     3  blockNumber() returns (BlockNumberResponse)
     4  netVersion() returns (VersionResponse)
     5  clientVersion() returns (VersionResponse)
+    6  newHeads(HeadsRequest) returns stream BlockHeader
 ";
     assert_eq!(stdout(&output), expected);
 }

@@ -1,16 +1,37 @@
 //! `zapc call` against a real ZAP/TCP server (zap-runtime's, serving `tests/call/notes.zap`
 //! by hand): the real binary, JSON in, JSON out, errors and exit statuses.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use zap_runtime::server::{CancellationToken, Server, ServerConfig};
-use zap_runtime::{AppCode, AppError, Builder, CallError, Message, MethodInfo, Reply, Service};
+use zap_runtime::stream::{StreamIo, Streaming};
+use zap_runtime::{
+    AppCode, AppError, Builder, Bytes, CallError, Message, MethodInfo, Reply, Service,
+};
 
 /// `Notes` of `tests/call/notes.zap`, written by hand.
 struct Notes;
+
+/// A stream method of `Notes`, for the server's table (JSON-RPC is not involved).
+const fn stream_method(ordinal: u32, name: &'static str, streaming: Streaming) -> MethodInfo {
+    MethodInfo {
+        ordinal,
+        permissions: 0,
+        name,
+        streaming,
+        json_name: name,
+        request: None,
+        response: None,
+        positional: &[],
+        result_field: None,
+        params_to_wire: zap_runtime::json::no_params,
+        result_to_json: zap_runtime::json::no_result,
+    }
+}
 
 fn answer(out: &mut Builder, id: u64, text: &str) -> Result<Reply, CallError> {
     let mut note = out.start_object(16);
@@ -23,7 +44,49 @@ fn answer(out: &mut Builder, id: u64, text: &str) -> Result<Reply, CallError> {
 
 impl Service for Notes {
     const NAME: &'static str = "Notes";
-    const METHODS: &'static [MethodInfo] = &[];
+    const METHODS: &'static [MethodInfo] = &[
+        stream_method(4, "list", Streaming::Server),
+        stream_method(5, "shout", Streaming::Bidi),
+    ];
+
+    async fn stream(
+        self: Arc<Self>,
+        ordinal: u32,
+        open: Bytes,
+        mut io: StreamIo,
+    ) -> Result<(), CallError> {
+        let mut out = Builder::new();
+        let mut send = async |out: &mut Builder, id: u64, text: &str| {
+            out.clear();
+            answer(out, id, text)?;
+            io.outbound
+                .send(out.as_bytes())
+                .await
+                .map_err(CallError::from)
+        };
+        match ordinal {
+            4 => {
+                let n = Message::parse(&open)
+                    .map_err(|e| CallError::bad_request(e.to_string()))?
+                    .root()
+                    .u64(0);
+                for i in 0..n {
+                    send(&mut out, i, &format!("note {i}")).await?;
+                }
+                Ok(())
+            }
+            5 => {
+                while let Some(msg) = io.inbound.next().await? {
+                    let note = Message::parse(&msg)
+                        .map_err(|e| CallError::bad_request(e.to_string()))?
+                        .root();
+                    send(&mut out, note.u64(0), &note.text(8).to_uppercase()).await?;
+                }
+                Ok(())
+            }
+            n => Err(CallError::unknown_method(Self::NAME, n)),
+        }
+    }
 
     async fn call<'a>(
         &'a self,
@@ -54,14 +117,29 @@ fn schema() -> PathBuf {
 
 /// Run `zapc call --schema notes.zap ADDR args…`: (status, stdout, stderr).
 fn call(addr: &str, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_zapc"))
+    call_with_stdin(addr, args, "")
+}
+
+/// As [`call`], with `stdin` as its standard input.
+fn call_with_stdin(addr: &str, args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_zapc"))
         .arg("call")
         .arg("--schema")
         .arg(schema())
         .arg(addr)
         .args(args)
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -118,6 +196,50 @@ async fn calls_a_real_server_with_json_in_and_out() {
     let (status, _, err) = run(args(&["Notes.count", "{}"])).await.unwrap();
     assert_eq!(status, 2);
     assert!(err.contains("takes no request"), "{err}");
+
+    // A server stream: one line per message, then exit 0 when the server ends it.
+    let (status, out, err) = run(args(&["Notes.list", r#"{"id":3}"#])).await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":0,\"text\":\"note 0\"}\n{\"id\":1,\"text\":\"note 1\"}\n{\"id\":2,\"text\":\"note 2\"}\n"
+        ),
+        "{err}"
+    );
+    // A bidirectional stream fed from stdin with --send.
+    let shout = {
+        let addr = addr.clone();
+        tokio::task::spawn_blocking(move || {
+            call_with_stdin(
+                &addr,
+                &["Notes.shout", "--send"],
+                "{\"id\":1,\"text\":\"hi\"}\n\n{\"id\":2,\"text\":\"there\"}\n",
+            )
+        })
+    };
+    let (status, out, err) = shout.await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":1,\"text\":\"HI\"}\n{\"id\":2,\"text\":\"THERE\"}\n"
+        ),
+        "{err}"
+    );
+    // --send where nothing can be sent, and a bad line: usage errors.
+    let (status, _, err) = run(args(&["Notes.list", "{}", "--send"])).await.unwrap();
+    assert_eq!(status, 2);
+    assert!(err.contains("takes no stream of messages"), "{err}");
+    let bad = {
+        let addr = addr.clone();
+        tokio::task::spawn_blocking(move || {
+            call_with_stdin(&addr, &["Notes.shout", "--send"], "{\"id\":-1}\n")
+        })
+    };
+    let (status, _, err) = bad.await.unwrap();
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("stdin line 1"), "{err}");
 
     stop.cancel();
     task.await.unwrap().unwrap();

@@ -74,8 +74,9 @@ fn eth_layout_matches_the_spec() {
     assert_eq!(response.size, 56);
     assert_eq!(response.fields[3].ty, Type::BytesFixed(32));
     let methods = &eth.interfaces[0].methods;
-    assert_eq!(methods.len(), 5);
+    assert_eq!(methods.len(), 6);
     assert_eq!(methods[0].ordinal, 1);
+    assert_eq!(methods[5].streaming(), zapc::ir::Streaming::Server);
     assert_eq!(methods[0].json_rpc_name("Eth"), "eth_getBalance");
     assert_eq!(
         methods[0].json.positional.as_deref(),
@@ -91,7 +92,8 @@ fn eth_layout_matches_the_spec() {
             "eth_chainId",
             "eth_blockNumber",
             "net_version",
-            "web3_clientVersion"
+            "web3_clientVersion",
+            "eth_newHeads"
         ]
     );
     let param = methods[0].param.as_ref().unwrap();

@@ -25,19 +25,31 @@ pub use serve::{Config, Servers};
 
 use zap_runtime::CallError;
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use eth::{
-    BalanceRequestReader, BalanceResponse, BlockNumberResponse, ChainIdResponse, VersionResponse,
+    BalanceRequestReader, BalanceResponse, BlockHeader, BlockNumberResponse, ChainIdResponse,
+    HeadsRequest, VersionResponse,
 };
 use ledger::Ledger;
+use tokio::sync::watch;
+use zap_runtime::stream::Sender;
+use zap_runtime::Owned;
 
 /// The chain id `eth_chainId` answers (and `net_version`, in decimal): 1337, the id
 /// Ethereum development chains use, so that no wallet mistakes this ledger for a real
 /// network.
 pub const CHAIN_ID: u64 = 1337;
 
-/// The block `eth_blockNumber` answers as the latest one. The ledger does not change
-/// over time, so every block number (this one, smaller, or a tag) sees the same balances.
+/// The block the chain starts at: `eth_blockNumber` answers it until the chain advances
+/// (see [`LedgerEth::with_block_time`]). The ledger does not change over time, so every
+/// block number (this one, smaller, larger, or a tag) sees the same balances.
 pub const HEAD_BLOCK: u64 = 68943;
+
+/// The timestamp of [`HEAD_BLOCK`] (seconds since 1970): 2026-01-01T00:00:00Z. Each
+/// later block is one block time later (one second when the chain stands still).
+pub const HEAD_TIMESTAMP: u64 = 1_767_225_600;
 
 /// What `web3_clientVersion` answers.
 pub const CLIENT_VERSION: &str = concat!("eth-rpc/v", env!("CARGO_PKG_VERSION"), "/zapc");
@@ -49,21 +61,99 @@ pub mod eth {
     zap_runtime::include_schema!("eth");
 }
 
-/// The handler: answers `getBalance` from a [`Ledger`].
-#[derive(Clone, Debug, Default)]
+/// The handler: answers `getBalance` from a [`Ledger`], and follows a chain whose head
+/// starts at [`HEAD_BLOCK`] and, once [`with_block_time`](Self::with_block_time) set a
+/// block time, advances by one block each block time.
+#[derive(Clone, Debug)]
 pub struct LedgerEth {
     ledger: Ledger,
+    /// Keeps the chain's sender (and so the head) alive; advances it if a block time is
+    /// set. Shared by clones; the chain stops when the last one is dropped.
+    chain: Arc<Chain>,
+}
+
+/// The sending side of the head, and the task advancing it, if any.
+#[derive(Debug)]
+struct Chain {
+    head: watch::Sender<u64>,
+    block_time: Option<Duration>,
+    ticker: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for Chain {
+    fn drop(&mut self) {
+        if let Some(ticker) = &self.ticker {
+            ticker.abort();
+        }
+    }
+}
+
+impl Default for LedgerEth {
+    fn default() -> Self {
+        LedgerEth::new(Ledger::default())
+    }
 }
 
 impl LedgerEth {
-    /// A handler over `ledger`.
+    /// A handler over `ledger`, its chain standing still at [`HEAD_BLOCK`].
     pub fn new(ledger: Ledger) -> Self {
-        LedgerEth { ledger }
+        let (head, _) = watch::channel(HEAD_BLOCK);
+        LedgerEth {
+            ledger,
+            chain: Arc::new(Chain {
+                head,
+                block_time: None,
+                ticker: None,
+            }),
+        }
+    }
+
+    /// The same handler with a chain that advances by one block every `block_time`,
+    /// from the head it is at now (`newHeads` streams each head). Spawns the task that
+    /// advances it: call it inside a tokio runtime.
+    pub fn with_block_time(self, block_time: Duration) -> Self {
+        let (head, _) = watch::channel(self.head());
+        let advance = head.clone();
+        let ticker = tokio::spawn(async move {
+            let mut every = tokio::time::interval(block_time);
+            every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            every.tick().await;
+            loop {
+                every.tick().await;
+                advance.send_modify(|n| *n += 1);
+            }
+        });
+        LedgerEth {
+            ledger: self.ledger,
+            chain: Arc::new(Chain {
+                head,
+                block_time: Some(block_time),
+                ticker: Some(ticker),
+            }),
+        }
     }
 
     /// The ledger it answers from.
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
+    }
+
+    /// The head's number now.
+    pub fn head(&self) -> u64 {
+        *self.chain.head.borrow()
+    }
+
+    /// The header of block `number`: its hash and its parent's from
+    /// [`ledger::block_hash`], its time one block time after the block before.
+    pub fn header(&self, number: u64) -> BlockHeader {
+        let step = self.chain.block_time.map_or(1, |t| t.as_secs().max(1));
+        BlockHeader {
+            number,
+            timestamp: HEAD_TIMESTAMP
+                .wrapping_add(number.wrapping_sub(HEAD_BLOCK).wrapping_mul(step)),
+            hash: ledger::block_hash(number),
+            parent_hash: ledger::block_hash(number.wrapping_sub(1)),
+        }
     }
 }
 
@@ -88,9 +178,11 @@ impl eth::Eth for LedgerEth {
         Ok(ChainIdResponse { chain_id: CHAIN_ID })
     }
 
-    /// [`HEAD_BLOCK`].
+    /// The head's number: [`HEAD_BLOCK`] until the chain advances.
     async fn block_number(&self) -> Result<BlockNumberResponse, CallError> {
-        Ok(BlockNumberResponse { number: HEAD_BLOCK })
+        Ok(BlockNumberResponse {
+            number: self.head(),
+        })
     }
 
     /// [`CHAIN_ID`] in decimal (the network id equals the chain id here).
@@ -105,5 +197,31 @@ impl eth::Eth for LedgerEth {
         Ok(VersionResponse {
             version: CLIENT_VERSION.to_owned(),
         })
+    }
+
+    /// The head now, then each new one (the latest, when the chain advanced more than
+    /// one block since the last was sent), `count` heads in all or until the stream is
+    /// dropped when `count` is 0. A chain that stands still sends its head once and
+    /// then nothing more.
+    async fn new_heads(
+        &self,
+        req: Owned<HeadsRequest>,
+        mut output: Sender<BlockHeader>,
+    ) -> Result<(), CallError> {
+        let count = req.get().count();
+        let mut head = self.chain.head.subscribe();
+        let mut sent = 0u32;
+        loop {
+            let number = *head.borrow_and_update();
+            output.send(&self.header(number)).await?;
+            sent += 1;
+            if count != 0 && sent >= count {
+                return Ok(());
+            }
+            if head.changed().await.is_err() {
+                // The chain is gone (its handler dropped): no more heads.
+                return Ok(());
+            }
+        }
     }
 }

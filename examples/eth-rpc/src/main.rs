@@ -24,7 +24,10 @@ Serves one handler on two transports:
 
 Methods: eth_getBalance([address, block]) -> the balance as a 0x quantity (the block
 a quantity, a tag such as \"latest\", or omitted), eth_chainId (1337),
-eth_blockNumber, net_version, web3_clientVersion.
+eth_blockNumber, net_version, web3_clientVersion. Over ZAP/TCP, the stream newHeads
+sends the chain's head, then each new one: with --block-time 2 the chain advances a
+block every 2 s (without it, it stands still at block 68943):
+  zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'
 
 The ledger holds 1000 accounts derived from a fixed seed; the first one is
 0x4725818c202ef848d7d3cce765e30646e63cdca1. Any other address has balance 0.
@@ -138,6 +141,14 @@ struct Args {
     /// more.
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     buffer_budget_mib: usize,
+    /// Advance the chain by one block every SECONDS (eth_blockNumber counts up, the
+    /// newHeads stream sends each head); 0 keeps it at block 68943.
+    #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
+    block_time: f64,
+    /// Most streams (newHeads) open at once on one ZAP/TCP connection; an open past it
+    /// is ended at once.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    zap_max_streams: usize,
 }
 
 impl Args {
@@ -221,6 +232,11 @@ async fn run(args: Args) -> std::io::Result<()> {
     let budget = zap_runtime::BufferBudget::new(args.buffer_budget_mib.saturating_mul(1 << 20));
     config.zap.buffer_budget = budget.clone();
     config.http.buffer_budget = budget;
+    config.zap.max_streams = args.zap_max_streams;
+    let block_time = seconds(args.block_time)?;
+    if !block_time.is_zero() {
+        config.handler = config.handler.with_block_time(block_time);
+    }
     let grace = seconds(args.readiness_grace)?;
     let shutdown = Shutdown::on_signals(grace)?;
     config.http.readiness = shutdown.readiness();

@@ -11,22 +11,51 @@ use crate::frame::{Direction, FrameDecode, FrameDecoder};
 use crate::frame_reader::FrameReader;
 use crate::rpc::Response;
 
-/// What the reader needs of a framing: the answer in a frame.
+/// What a client reads in a frame.
+pub(crate) enum Received<'a> {
+    /// An answer: the reqID the framing correlates by (`None`: use the envelope's
+    /// PromiseID) and the Response envelope.
+    Response {
+        req_id: Option<u32>,
+        envelope: &'a [u8],
+    },
+    /// dir 4: a message on one of our streams.
+    StreamMessage { id: u32, message: &'a [u8] },
+    /// dir 5: the server ended its side of a stream.
+    StreamEnd(u32),
+    /// A stream frame too short to name its stream: dropped, as the Go runtime does.
+    Ignored,
+}
+
+/// What the reader needs of a framing: what a frame is.
 pub(crate) trait ResponseFrames: FrameDecode<Error: std::fmt::Display> {
-    /// The reqID the framing correlates by (`None`: use the envelope's PromiseID) and
-    /// the Response envelope of `frame`; an error if it is not an answer.
-    fn response<'a>(frame: Self::Frame<'a>) -> Result<(Option<u32>, &'a [u8]), Failure>;
+    /// What `frame` carries; an error if a client cannot take it.
+    fn classify<'a>(frame: Self::Frame<'a>) -> Result<Received<'a>, Failure>;
 }
 
 impl ResponseFrames for FrameDecoder {
-    fn response<'a>(frame: Self::Frame<'a>) -> Result<(Option<u32>, &'a [u8]), Failure> {
-        if frame.dir != Direction::Response {
-            return Err(Failure::Protocol(format!(
-                "server sent a {:?} frame; a client expects only responses (dir 2)",
-                frame.dir
-            )));
+    fn classify<'a>(frame: Self::Frame<'a>) -> Result<Received<'a>, Failure> {
+        let stream_id = || frame.envelope.split_first_chunk::<4>();
+        match frame.dir {
+            Direction::Response => Ok(Received::Response {
+                req_id: None,
+                envelope: frame.envelope,
+            }),
+            Direction::StreamMessage => Ok(match stream_id() {
+                Some((id, message)) => Received::StreamMessage {
+                    id: u32::from_le_bytes(*id),
+                    message,
+                },
+                None => Received::Ignored,
+            }),
+            Direction::StreamEnd => Ok(match stream_id() {
+                Some((id, _)) => Received::StreamEnd(u32::from_le_bytes(*id)),
+                None => Received::Ignored,
+            }),
+            dir => Err(Failure::Protocol(format!(
+                "server sent a {dir:?} frame; a client takes responses (dir 2) and stream frames (dirs 4, 5)"
+            ))),
         }
-        Ok((None, frame.envelope))
     }
 }
 
@@ -49,6 +78,8 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
     loop {
         let next = tokio::select! {
             next = queue.recv() => next,
+            // Stream messages: whatever the streams wrote goes out with the next batch.
+            () = shared.outbox.ready() => Some(Vec::new()),
             () = shared.closed.cancelled() => None,
         };
         let Some(frame) = next else { break };
@@ -65,6 +96,10 @@ pub(crate) async fn write_loop<W: AsyncWrite + Unpin>(
                 break;
             }
             next = queue.try_recv().ok();
+        }
+        shared.outbox.take_into(&mut batch);
+        if batch.is_empty() && direct.is_none() {
+            continue;
         }
         // flush: a TLS stream may hold back the tail of what it encrypted.
         let written = tokio::select! {
@@ -116,8 +151,18 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin, D: ResponseFrames>(
     mut frames: FrameReader<D>,
 ) {
     let failure = loop {
-        if let Err(failure) = dispatch_frames(&mut frames, &shared) {
-            break failure;
+        match dispatch_frames(&mut frames, &shared) {
+            Ok(None) => {}
+            Ok(Some((queue, item))) => {
+                // A stream's queue is full: read nothing more until its reader takes
+                // a message (the wire has no flow control per stream).
+                tokio::select! {
+                    _ = queue.send(item) => {}
+                    () = shared.closed.cancelled() => return,
+                }
+                continue;
+            }
+            Err(failure) => break failure,
         }
         let read = tokio::select! {
             read = frames.read_from(&mut rd) => read,
@@ -141,19 +186,61 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin, D: ResponseFrames>(
     shared.close(failure);
 }
 
-/// Resolve every complete response frame read so far. Each frame is split off the read
-/// buffer as `Bytes` and each caller gets its body as a slice of it: no copy.
+/// A frame, as ranges of its bytes.
+enum Routed {
+    Response {
+        req_id: Option<u32>,
+        envelope: std::ops::Range<usize>,
+    },
+    StreamMessage {
+        id: u32,
+        message: std::ops::Range<usize>,
+    },
+    StreamEnd(u32),
+    Ignored,
+}
+
+/// Resolve every complete response frame read so far, and hand stream frames to their
+/// streams. Each frame is split off the read buffer as `Bytes` and each caller gets its
+/// body as a slice of it: no copy. Stops at a stream message whose queue is full,
+/// returning it with its queue.
 fn dispatch_frames<D: ResponseFrames>(
     frames: &mut FrameReader<D>,
     shared: &Shared,
-) -> Result<(), Failure> {
-    while let Some((answer, frame)) = frames
+) -> Result<Option<super::shared::Blocked>, Failure> {
+    while let Some((routed, frame)) = frames
         .next_frame_bytes(|frame, within| {
-            D::response(frame).map(|(req_id, envelope)| (req_id, within.range(envelope)))
+            D::classify(frame).map(|received| match received {
+                Received::Response { req_id, envelope } => Routed::Response {
+                    req_id,
+                    envelope: within.range(envelope),
+                },
+                Received::StreamMessage { id, message } => Routed::StreamMessage {
+                    id,
+                    message: within.range(message),
+                },
+                Received::StreamEnd(id) => Routed::StreamEnd(id),
+                Received::Ignored => Routed::Ignored,
+            })
         })
         .map_err(|e| Failure::Protocol(e.to_string()))?
     {
-        let (req_id, envelope) = answer?;
+        let (req_id, envelope) = match routed? {
+            Routed::Response { req_id, envelope } => (req_id, envelope),
+            Routed::StreamMessage { id, message } => {
+                if let Some(blocked) = shared.stream_message(id, frame.slice(message)) {
+                    return Ok(Some(blocked));
+                }
+                continue;
+            }
+            Routed::StreamEnd(id) => {
+                if let Some(blocked) = shared.stream_end(id) {
+                    return Ok(Some(blocked));
+                }
+                continue;
+            }
+            Routed::Ignored => continue,
+        };
         let resp = Response::parse(&frame[envelope])
             .map_err(|e| Failure::Protocol(format!("bad response envelope: {e}")))?;
         let id = req_id.unwrap_or(resp.promise_id);
@@ -167,5 +254,5 @@ fn dispatch_frames<D: ResponseFrames>(
             );
         }
     }
-    Ok(())
+    Ok(None)
 }

@@ -41,7 +41,7 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, ToSocketAddrs};
 use tokio::sync::mpsc;
-use tokio::time::{timeout_at, Instant};
+use tokio::time::{timeout, timeout_at, Instant};
 
 use self::shared::{Failure, Shared};
 use bytes::Bytes;
@@ -52,6 +52,7 @@ use crate::frame::node::{
 use crate::frame::{Direction, Framing, DEFAULT_MAX_FRAME, FRAME_HEADER};
 use crate::frame_reader::FrameReader;
 use crate::rpc::{Request, Status, NO_TARGET};
+use crate::stream::StreamIo;
 use crate::transport::{ClientError, Transport};
 
 /// Settings of a [`Client`].
@@ -77,6 +78,10 @@ pub struct ClientConfig {
     pub framing: Framing,
     /// The NodeID announced in the node transport's handshake. Default `zap-rust-client`.
     pub node_id: NodeId,
+    /// Messages each open stream queues for its reader; when full, the connection
+    /// stops reading until the reader takes one. Default
+    /// [`DEFAULT_STREAM_QUEUE`](crate::stream::DEFAULT_STREAM_QUEUE) (16).
+    pub stream_queue: usize,
     /// Largest accepted response frame length on the node transport. Default
     /// [`NODE_DEFAULT_MAX_FRAME`] (10 MiB, the peers' cap).
     pub node_max_frame: u32,
@@ -101,6 +106,7 @@ impl Default for ClientConfig {
             cap: Vec::new(),
             framing: Framing::Rpc,
             node_id: CLIENT_NODE_ID,
+            stream_queue: crate::stream::DEFAULT_STREAM_QUEUE,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,
             #[cfg(feature = "tls")]
             tls: None,
@@ -215,7 +221,8 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let shared = Arc::new(Shared::default());
+        let max_message = config.max_frame.saturating_sub(5) as usize;
+        let shared = Arc::new(Shared::new(max_message, config.stream_queue));
         let (queue, queued) = mpsc::channel(config.max_queued.max(1));
         tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));
         let reader = Arc::clone(&shared);
@@ -355,6 +362,37 @@ impl Client {
         }
     }
 
+    /// Open a stream of method `ordinal` with the opening message `open` (dir 3, with
+    /// a fresh PromiseID as the stream id and the configured capability): its two
+    /// directions, raw. Generated stubs wrap them in typed halves. The server ends a
+    /// stream it does not serve at once (unknown method, refused capability), which
+    /// the receiving half sees as an end with no message. The RPC framing only.
+    pub async fn open_stream(&self, ordinal: u32, open: &[u8]) -> Result<StreamIo, ClientError> {
+        if self.inner.config.framing != Framing::Rpc {
+            return Err(ClientError::Protocol(
+                "streams need the RPC framing; the node transport has none".into(),
+            ));
+        }
+        let id = self.next_promise_id();
+        let request = Request {
+            method: ordinal,
+            promise_id: id,
+            target: NO_TARGET,
+            cap: &self.inner.config.cap,
+            payload: open,
+        };
+        let frame = request_frame(&request, FrameHead::StreamOpen)?;
+        let io = self.inner.shared.open_stream(id)?;
+        let sent = timeout(self.inner.config.call_timeout, self.inner.queue.send(frame)).await;
+        match sent {
+            Ok(Ok(())) => Ok(io),
+            Ok(Err(_)) => Err(ClientError::Closed(
+                "the connection's writer stopped".into(),
+            )),
+            Err(_) => Err(ClientError::Timeout(self.inner.config.call_timeout)),
+        }
+    }
+
     /// The request frame, written straight into one vector of its exact size: the
     /// payload is copied once, and no builder is taken (a generated stub already holds
     /// the thread's warm one for the payload, so a second take used to allocate one).
@@ -385,6 +423,8 @@ impl Client {
 enum FrameHead {
     /// `[len][dir 1]`.
     Rpc,
+    /// `[len][dir 3]`: a stream open.
+    StreamOpen,
     /// `[len][reqID][flag 1]`.
     Node { req_id: u32 },
 }
@@ -407,7 +447,7 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
         .filter(|&n| n as usize <= crate::Builder::MAX_LEN)
         .ok_or_else(too_large)?;
     let head_len = match head {
-        FrameHead::Rpc => FRAME_HEADER,
+        FrameHead::Rpc | FrameHead::StreamOpen => FRAME_HEADER,
         FrameHead::Node { .. } => NODE_FRAME_HEADER,
     };
     let frame_len = message
@@ -417,6 +457,7 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
     out.extend_from_slice(&frame_len.to_le_bytes());
     match head {
         FrameHead::Rpc => out.push(Direction::Request as u8),
+        FrameHead::StreamOpen => out.push(Direction::StreamOpen as u8),
         FrameHead::Node { req_id } => {
             out.extend_from_slice(&req_id.to_le_bytes());
             out.extend_from_slice(&(Flag::Request as u32).to_le_bytes());
@@ -483,6 +524,10 @@ impl Transport for Client {
         } else {
             Err(ClientError::from_answer(status, &body))
         }
+    }
+
+    async fn open_stream(&self, ordinal: u32, open: &[u8]) -> Result<StreamIo, ClientError> {
+        Client::open_stream(self, ordinal, open).await
     }
 }
 

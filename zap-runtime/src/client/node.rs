@@ -6,7 +6,7 @@ use std::io;
 
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
-use super::io::ResponseFrames;
+use super::io::{Received, ResponseFrames};
 use super::shared::Failure;
 use super::ClientConfig;
 use crate::frame::node::{encode_handshake, Flag, NodeFrame, NodeFrameDecoder, NodeId};
@@ -59,11 +59,12 @@ fn invalid(why: String) -> io::Error {
 }
 
 impl ResponseFrames for NodeFrameDecoder {
-    fn response<'a>(frame: Self::Frame<'a>) -> Result<(Option<u32>, &'a [u8]), Failure> {
+    fn classify<'a>(frame: Self::Frame<'a>) -> Result<Received<'a>, Failure> {
         match frame {
-            NodeFrame::Call(call) if call.flag == Flag::Response => {
-                Ok((Some(call.req_id), call.envelope))
-            }
+            NodeFrame::Call(call) if call.flag == Flag::Response => Ok(Received::Response {
+                req_id: Some(call.req_id),
+                envelope: call.envelope,
+            }),
             NodeFrame::Call(call) => Err(Failure::Protocol(format!(
                 "server sent a request (flag 1, reqID {}); this client does not serve calls",
                 call.req_id

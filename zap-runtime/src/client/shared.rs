@@ -5,10 +5,13 @@ use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard};
 
 use bytes::Bytes;
-use tokio::sync::oneshot;
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::rpc::Status;
+use crate::stream::{Incoming, Outbox, StreamIo};
 use crate::transport::ClientError;
 
 /// Why the connection ended; turned into a [`ClientError`] for each waiting caller.
@@ -35,19 +38,76 @@ pub(crate) type Answer = Result<(Status, Bytes), Failure>;
 #[derive(Default)]
 struct State {
     pending: HashMap<u32, oneshot::Sender<Answer>>,
+    /// Our open streams whose server side has not ended: where their messages go.
+    streams: HashMap<u32, mpsc::Sender<Incoming>>,
     closed: Option<Failure>,
 }
 
+/// A stream message waiting for room in its stream's queue.
+pub(crate) type Blocked = (mpsc::Sender<Incoming>, Incoming);
+
 /// Pending calls and the closed flag, behind one lock so no caller can register after
 /// the connection closed and then wait forever.
-#[derive(Default)]
 pub(crate) struct Shared {
     state: Mutex<State>,
     /// Cancelled once the connection is closed: stops the reader and the writer.
     pub(crate) closed: CancellationToken,
+    /// Where the streams write their frames; the writer sends them.
+    pub(crate) outbox: Arc<Outbox>,
+    /// Messages each stream queues before the reader waits.
+    stream_queue: usize,
 }
 
 impl Shared {
+    pub(crate) fn new(max_message: usize, stream_queue: usize) -> Self {
+        Shared {
+            state: Mutex::default(),
+            closed: CancellationToken::new(),
+            outbox: Arc::new(Outbox::new(crate::stream::OUTBOX_LIMIT, max_message)),
+            stream_queue,
+        }
+    }
+
+    /// Register stream `id`: the receiving side of its queue and its two halves.
+    pub(crate) fn open_stream(&self, id: u32) -> Result<StreamIo, ClientError> {
+        let mut state = self.lock();
+        if let Some(failure) = &state.closed {
+            return Err(Failure::Closed(closed_text(failure)).to_error());
+        }
+        if state.streams.contains_key(&id) {
+            return Err(ClientError::Protocol(format!(
+                "stream id {id} is already open on this connection"
+            )));
+        }
+        let (tx, rx) = crate::stream::queue(self.stream_queue);
+        state.streams.insert(id, tx);
+        Ok(StreamIo::new(id, rx, Arc::clone(&self.outbox)))
+    }
+
+    /// Hand a server's stream message to its stream; dropped if nobody listens.
+    pub(crate) fn stream_message(&self, id: u32, message: Bytes) -> Option<Blocked> {
+        let mut state = self.lock();
+        let tx = state.streams.get(&id)?;
+        match tx.try_send(Incoming::Message(message)) {
+            Ok(()) => None,
+            Err(mpsc::error::TrySendError::Full(item)) => Some((tx.clone(), item)),
+            Err(mpsc::error::TrySendError::Closed(_)) => {
+                // The stream's receiver was dropped: stop listening.
+                state.streams.remove(&id);
+                None
+            }
+        }
+    }
+
+    /// The server ended its side of stream `id`.
+    pub(crate) fn stream_end(&self, id: u32) -> Option<Blocked> {
+        let tx = self.lock().streams.remove(&id)?;
+        match tx.try_send(Incoming::End) {
+            Err(mpsc::error::TrySendError::Full(item)) => Some((tx, item)),
+            _ => None,
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         // A panic while holding this lock cannot leave the map inconsistent: recover.
         self.state.lock().unwrap_or_else(|e| e.into_inner())
@@ -95,8 +155,10 @@ impl Shared {
             if state.closed.is_none() {
                 state.closed = Some(failure.clone());
             }
+            state.streams.clear();
             std::mem::take(&mut state.pending)
         };
+        self.outbox.close(&closed_text(&failure));
         self.closed.cancel();
         for (_, tx) in waiting {
             let _ = tx.send(Err(failure.clone()));

@@ -77,7 +77,11 @@ impl RpcError {
     }
 
     fn method_not_found(method: &str, methods: &[MethodInfo]) -> Self {
-        let known: Vec<&str> = methods.iter().map(|m| m.json_name).collect();
+        let known: Vec<&str> = methods
+            .iter()
+            .filter(|m| !m.streaming.is_stream())
+            .map(|m| m.json_name)
+            .collect();
         RpcError::new(
             code::METHOD_NOT_FOUND,
             format!(
@@ -533,7 +537,8 @@ async fn dispatch<S: Service>(
     gate: &mut Gate<'_, '_>,
     out: &mut Vec<u8>,
 ) -> Result<(), RpcError> {
-    let method = S::method_by_json_name(&call.method);
+    // Streams are not calls: JSON-RPC over HTTP neither lists nor reaches them.
+    let method = S::method_by_json_name(&call.method).filter(|m| !m.streaming.is_stream());
     // Before the method is looked up, so only an authorised caller learns which exist.
     gate.check(method.map_or(0, |m| m.ordinal))?;
     let Some(method) = method else {

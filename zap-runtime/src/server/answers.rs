@@ -107,6 +107,11 @@ impl Answers {
         self.head
     }
 
+    /// The write buffer, to append whole frames to (stream frames, RPC framing).
+    pub(crate) fn buf_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.buf
+    }
+
     /// Append bytes of the answer being written.
     pub(crate) fn extend(&mut self, bytes: &[u8]) {
         self.buf.extend_from_slice(bytes);

@@ -5,6 +5,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::ops::Range;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -17,6 +18,7 @@ use super::faults::warn_fault;
 use super::framing::{ConnDecoder, ConnError, ConnFrame};
 use super::respond::{put_response, put_response_shared, salvage_promise_id};
 use super::results::{Lookup, Results};
+use super::streams::{Delivery, StreamFault, Streams};
 use super::ServerConfig;
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
@@ -52,6 +54,8 @@ pub(super) enum Close {
     Unexpected(&'static str),
     /// A node request reused the reqID of one whose answer was not even sent yet.
     DuplicateReqId(u32),
+    /// A stream frame broke the streams' rules.
+    Stream(StreamFault),
     /// The socket failed.
     Io(io::Error),
 }
@@ -67,6 +71,7 @@ struct Conn<'c> {
     /// Error texts written by the server itself.
     text: String,
     results: Results,
+    streams: Streams,
 }
 
 /// Serve one accepted connection (a TCP stream, or a TLS stream over one) until it
@@ -74,7 +79,7 @@ struct Conn<'c> {
 pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
     mut stream: IO,
     peer: SocketAddr,
-    service: &S,
+    service: &Arc<S>,
     config: &ServerConfig,
     shutdown: &CancellationToken,
 ) {
@@ -87,6 +92,7 @@ pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
         out: Builder::new(),
         text: String::with_capacity(256),
         results: Results::new(config.pipeline_results, config.pipeline_bytes),
+        streams: Streams::new(config),
     };
     let reason = match super::framing::open(&mut conn.frames, &mut stream, config, shutdown).await {
         Ok(node) => {
@@ -99,6 +105,7 @@ pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
         Err(close) => close,
     };
     conn.log_close(&reason);
+    conn.end_streams(&reason).await;
     conn.close(&mut stream, &reason).await;
 }
 
@@ -106,16 +113,20 @@ impl Conn<'_> {
     async fn serve<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
         &mut self,
         stream: &mut IO,
-        service: &S,
+        service: &Arc<S>,
         shutdown: &CancellationToken,
     ) -> Close {
         let idle = sleep(self.config.idle_timeout);
         tokio::pin!(idle);
         let cancelled = shutdown.cancelled();
         tokio::pin!(cancelled);
+        let outbox = Arc::clone(self.streams.outbox());
         loop {
             // A batch that answered anything re-arms the idle timer when it flushes.
-            if let Err(close) = self.answer_batch(stream, service, idle.as_mut()).await {
+            if let Err(close) = self
+                .answer_batch(stream, service, idle.as_mut(), shutdown)
+                .await
+            {
                 return close;
             }
             if let Err(close) = self.flush(stream, idle.as_mut()).await {
@@ -124,10 +135,20 @@ impl Conn<'_> {
             if shutdown.is_cancelled() {
                 return Close::Shutdown;
             }
+            // While a stream is open the connection is not idle: each stream has its
+            // own idle timeout.
+            let streaming = !self.streams.is_empty();
             tokio::select! {
                 biased;
                 () = &mut cancelled => return Close::Shutdown,
-                () = &mut idle => return Close::Idle,
+                () = &mut idle, if !streaming => return Close::Idle,
+                // A handler wrote stream frames: the next turn flushes them.
+                () = outbox.ready() => {}
+                () = self.streams.finished() => {
+                    if self.streams.is_empty() {
+                        idle.as_mut().reset(Instant::now() + self.config.idle_timeout);
+                    }
+                }
                 read = self.frames.read_from(stream) => match read {
                     Ok(0) => return Close::Eof { pending: self.frames.pending() },
                     Ok(_) => {}
@@ -142,8 +163,9 @@ impl Conn<'_> {
     async fn answer_batch<S: Service, IO: AsyncWrite + Unpin>(
         &mut self,
         stream: &mut IO,
-        service: &S,
+        service: &Arc<S>,
         mut idle: Pin<&mut Sleep>,
+        shutdown: &CancellationToken,
     ) -> Result<(), Close> {
         let mut answered = 0usize;
         loop {
@@ -166,9 +188,35 @@ impl Conn<'_> {
                     envelope
                 }
                 CallFrame::Refused(close) => return Err(close),
+                CallFrame::StreamOpen(envelope) => {
+                    self.streams
+                        .open(
+                            service,
+                            &frame,
+                            envelope,
+                            self.config,
+                            self.peer,
+                            &mut self.text,
+                        )
+                        .map_err(Close::Stream)?;
+                    continue;
+                }
+                CallFrame::StreamMessage { id, message } => {
+                    let delivery = self.streams.message(id, frame.slice(message));
+                    self.deliver(stream, delivery, idle.as_mut(), shutdown)
+                        .await?;
+                    continue;
+                }
+                CallFrame::StreamEnd(id) => {
+                    let delivery = self.streams.end(id);
+                    self.deliver(stream, delivery, idle.as_mut(), shutdown)
+                        .await?;
+                    continue;
+                }
+                CallFrame::Ignored => continue,
             };
             answer(
-                service,
+                &**service,
                 &frame,
                 envelope,
                 &mut self.out,
@@ -189,14 +237,48 @@ impl Conn<'_> {
         }
     }
 
-    /// Write out every answer in the write buffer (one write call when the socket
-    /// accepts it), giving up if the peer takes none of it for the idle timeout.
-    /// Re-arms `deadline`, which then also bounds the wait for the next frame.
+    /// Hand a stream message to its handler's full queue, waiting for room; the
+    /// connection reads nothing meanwhile (the wire has no flow control per stream),
+    /// but goes on flushing what the handlers write, so a handler that answers each
+    /// message before taking the next cannot deadlock with it. A handler that takes
+    /// nothing is ended by its stream's idle timeout, and its message dropped.
+    async fn deliver<IO: AsyncWrite + Unpin>(
+        &mut self,
+        stream: &mut IO,
+        delivery: Delivery,
+        mut idle: Pin<&mut Sleep>,
+        shutdown: &CancellationToken,
+    ) -> Result<(), Close> {
+        let Delivery::Wait(queue, item) = delivery else {
+            return Ok(());
+        };
+        let outbox = Arc::clone(self.streams.outbox());
+        loop {
+            tokio::select! {
+                biased;
+                () = shutdown.cancelled() => return Err(Close::Shutdown),
+                permit = queue.reserve() => {
+                    match permit {
+                        Ok(permit) => permit.send(item),
+                        Err(_) => self.streams.dropped += 1,
+                    }
+                    return Ok(());
+                }
+                () = outbox.ready() => self.flush(stream, idle.as_mut()).await?,
+            }
+        }
+    }
+
+    /// Write out every answer in the write buffer, and the frames the stream handlers
+    /// wrote (one write call when the socket accepts it), giving up if the peer takes
+    /// none of it for the idle timeout. Re-arms `deadline`, which then also bounds the
+    /// wait for the next frame.
     async fn flush<IO: AsyncWrite + Unpin>(
         &mut self,
         stream: &mut IO,
         mut deadline: Pin<&mut Sleep>,
     ) -> Result<(), Close> {
+        self.streams.outbox().take_into(self.write.buf_mut());
         if self.write.is_empty() {
             return Ok(());
         }
@@ -249,17 +331,40 @@ impl Conn<'_> {
             Close::Frame(e) => warn_fault!(%peer, "zap: closing connection: {e}"),
             Close::Unsupported(dir) => warn_fault!(
                 %peer,
-                "zap: closing connection: received a {dir:?} frame; this server accepts only requests (dir 1)"
+                "zap: closing connection: received a {dir:?} frame; this server accepts requests (dir 1) and streams (dirs 3, 4, 5)"
             ),
             Close::Unexpected(what) => warn_fault!(
                 %peer,
                 "zap: closing connection: received {what} on the node transport; this server accepts only requests (flag 1)"
+            ),
+            Close::Stream(StreamFault::IdInUse(id)) => warn_fault!(
+                %peer,
+                "zap: closing connection: a stream open reuses id {id} while that stream is open"
             ),
             Close::DuplicateReqId(id) => warn_fault!(
                 %peer,
                 "zap: closing connection: node request reuses reqID {id} while that request is in flight"
             ),
             Close::Io(e) => tracing::info!(%peer, "zap: connection failed: {e}"),
+        }
+    }
+
+    /// End the connection's streams: on a clean close their handlers are dropped and
+    /// their end frames join the answers still to send; otherwise every send fails.
+    async fn end_streams(&mut self, reason: &Close) {
+        if self.streams.is_empty() {
+            return;
+        }
+        match reason {
+            Close::Io(_) | Close::WriteStalled => self.streams.abort_all("the connection failed"),
+            _ => {
+                self.streams.end_all(LINGER).await;
+                self.streams.outbox().take_into(self.write.buf_mut());
+                self.streams.abort_all("the connection closed");
+            }
+        }
+        if self.streams.dropped > 0 {
+            tracing::debug!(peer = %self.peer, dropped = self.streams.dropped, "zap: stream messages for unknown or ended streams were dropped");
         }
     }
 
@@ -287,7 +392,21 @@ impl Conn<'_> {
 /// frame), or closing the connection.
 enum CallFrame {
     Rpc(Range<usize>),
-    Node { req_id: u32, envelope: Range<usize> },
+    Node {
+        req_id: u32,
+        envelope: Range<usize>,
+    },
+    /// dir 3: the open's envelope.
+    StreamOpen(Range<usize>),
+    /// dir 4: a stream message.
+    StreamMessage {
+        id: u32,
+        message: Range<usize>,
+    },
+    /// dir 5: the peer ended its side of a stream.
+    StreamEnd(u32),
+    /// A stream frame too short to name a stream: dropped, as the Go runtime does.
+    Ignored,
     Refused(Close),
 }
 
@@ -296,6 +415,24 @@ impl CallFrame {
         match frame {
             ConnFrame::Rpc(frame) if frame.dir == Direction::Request => {
                 CallFrame::Rpc(within.range(frame.envelope))
+            }
+            ConnFrame::Rpc(frame) if frame.dir == Direction::StreamOpen => {
+                CallFrame::StreamOpen(within.range(frame.envelope))
+            }
+            ConnFrame::Rpc(frame)
+                if matches!(frame.dir, Direction::StreamMessage | Direction::StreamEnd) =>
+            {
+                let Some((id, message)) = frame.envelope.split_first_chunk::<4>() else {
+                    return CallFrame::Ignored;
+                };
+                let id = u32::from_le_bytes(*id);
+                match frame.dir {
+                    Direction::StreamMessage => CallFrame::StreamMessage {
+                        id,
+                        message: within.range(message),
+                    },
+                    _ => CallFrame::StreamEnd(id),
+                }
             }
             ConnFrame::Rpc(frame) => CallFrame::Refused(Close::Unsupported(frame.dir)),
             ConnFrame::Node(NodeFrame::Call(call)) if call.flag == Flag::Request => {

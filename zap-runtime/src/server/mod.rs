@@ -72,6 +72,7 @@ mod faults;
 mod framing;
 mod respond;
 mod results;
+mod streams;
 
 pub use self::context::CallContext;
 pub use self::faults::peer_faults;
@@ -164,6 +165,22 @@ pub struct ServerConfig {
     /// A node-transport connection must complete its NodeID handshake within this long
     /// of starting it, or it is closed. Default 10 s.
     pub handshake_timeout: Duration,
+    /// Most streams open at once on one connection; an open past it is ended at once
+    /// (the wire has no way to say why). Default 100, as the Go runtime's QUIC
+    /// transport allows.
+    pub max_streams: usize,
+    /// Messages each stream queues for its handler; when full, the connection stops
+    /// reading until the handler takes one. Default [`DEFAULT_STREAM_QUEUE`] (16).
+    ///
+    /// [`DEFAULT_STREAM_QUEUE`]: crate::stream::DEFAULT_STREAM_QUEUE
+    pub stream_queue: usize,
+    /// Largest stream message a handler may send (bytes); a larger one fails its
+    /// send. Default the largest a default frame holds: 16 MiB minus 5 bytes.
+    pub max_stream_message: usize,
+    /// A stream with no message either way for this long (checked once per period,
+    /// so it ends after one to two periods) has its handler dropped and is ended.
+    /// Default 10 minutes: raise it for streams that may be quiet longer.
+    pub stream_idle_timeout: Duration,
     /// Serve over TLS with these settings (feature `tls`); `None` (the default) serves
     /// plain TCP. With TLS every connection must finish a TLS handshake within
     /// [`ServerTls::handshake_timeout`](crate::tls::ServerTls::handshake_timeout) before
@@ -192,6 +209,10 @@ impl Default for ServerConfig {
             node_id: None,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,
             handshake_timeout: Duration::from_secs(10),
+            max_streams: 100,
+            stream_queue: crate::stream::DEFAULT_STREAM_QUEUE,
+            max_stream_message: (DEFAULT_MAX_FRAME - 5) as usize,
+            stream_idle_timeout: Duration::from_secs(600),
             #[cfg(feature = "tls")]
             tls: None,
         }
@@ -234,10 +255,10 @@ impl<S: Service> Bound<S, ServerConfig> {
                             return;
                         };
                         let stream = Counted::new(stream, &stats);
-                        return conn::run(stream, peer, &*service, &config, &shutdown).await;
+                        return conn::run(stream, peer, &service, &config, &shutdown).await;
                     }
                     let stream = Counted::new(stream, &stats);
-                    conn::run(stream, peer, &*service, &config, &shutdown).await
+                    conn::run(stream, peer, &service, &config, &shutdown).await
                 }
             }
         })

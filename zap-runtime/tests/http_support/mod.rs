@@ -136,6 +136,7 @@ const fn method(
         permissions: 0,
         name,
         json_name,
+        streaming: zap_runtime::stream::Streaming::Unary,
         request,
         response: Some("Number"),
         // The request's fields in declaration order, as zapc generates by default.

@@ -1,27 +1,63 @@
-//! A method takes at most one parameter and returns at most one result, each a struct.
+//! A method takes at most one parameter (and one `stream` parameter) and returns at most
+//! one result, each a struct.
 
 use super::Context;
 use crate::ast::{MethodDecl, ParamDecl, Span};
 use crate::diag::Diagnostic;
 use crate::resolve::Resolved;
 
-/// A method declared with two or more parameters.
+/// A method declared with two or more parameters (besides one `stream T`), or two
+/// `stream` parameters.
 pub(super) fn too_many_parameters(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     let file = cx.file;
     for method in file.interfaces().flat_map(|i| &i.methods) {
-        if let Some(extra) = extra_span(&method.params) {
+        let (streams, plain): (Vec<ParamDecl>, Vec<ParamDecl>) = method
+            .params
+            .iter()
+            .cloned()
+            .partition(|p| p.stream.is_some());
+        if let Some(extra) = extra_span(&plain) {
             errors.push(
                 Diagnostic::error(
                     format!(
                         "method `{}` takes {} parameters",
                         method.name.text,
-                        method.params.len()
+                        plain.len()
                     ),
                     extra,
                     "a method takes at most one parameter",
                 )
                 .with_hint("put the values into one request struct and pass that"),
             );
+        }
+        if let Some(extra) = extra_span(&streams) {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "method `{}` takes {} `stream` parameters",
+                        method.name.text,
+                        streams.len()
+                    ),
+                    extra,
+                    "a method takes at most one `stream` parameter",
+                )
+                .with_hint("send one message type on the stream: a struct with a field for each kind, or an enum tag"),
+            );
+        }
+        if let (Some(stream), Some(last)) = (streams.first(), method.params.last()) {
+            if stream.stream.is_some() && last.stream.is_none() {
+                errors.push(
+                    Diagnostic::error(
+                        format!(
+                            "method `{}` takes its opening message after its `stream` parameter",
+                            method.name.text
+                        ),
+                        param_start(last)..last.ty.span.end,
+                        "the opening message comes first",
+                    )
+                    .with_hint("write `name(open: Open, stream Message)`"),
+                );
+            }
         }
     }
 }
@@ -55,10 +91,11 @@ fn extra_span(params: &[ParamDecl]) -> Option<Span> {
 }
 
 fn param_start(param: &ParamDecl) -> usize {
-    param
-        .name
+    let start = param
+        .stream
         .as_ref()
-        .map_or(param.ty.span.start, |n| n.span.start)
+        .map_or(param.ty.span.start, |s| s.start);
+    param.name.as_ref().map_or(start, |n| n.span.start)
 }
 
 /// A parameter or result whose type is known but not a struct.

@@ -1,5 +1,7 @@
 //! `zapc call`: call one method of a running ZAP/TCP server from the command line, with
-//! JSON in and out, encoded and decoded through the schema (the grpcurl of ZAP).
+//! JSON in and out, encoded and decoded through the schema (the grpcurl of ZAP). A
+//! stream method is opened as a stream: one JSON line per message received, and with
+//! `--send`, one JSON line per message sent, read from stdin.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,22 +11,25 @@ use serde_json::Value;
 use zap_runtime::client::{Client, ClientConfig};
 use zap_runtime::frame::Framing;
 use zap_runtime::{ClientError, Transport};
-use zapc::ir::{Interface, Method, Schema};
+use zapc::ir::{Interface, Method, Schema, Streaming};
 
 use super::dynamic;
 use super::inputs::one_schema;
 
 /// Call a method of a ZAP/TCP server: the JSON request is encoded with the schema, the
-/// answer decoded and printed as JSON on one line.
+/// answer decoded and printed as JSON on one line. A stream method prints each message
+/// the server sends on a line of its own, as it arrives, until the server ends the
+/// stream (or Ctrl-C); with --send, each line of stdin is a message to send on it.
 ///
-/// Exit status: 0 for an answer, 1 for an error answer (its status and message on
-/// stderr) or a failed connection, 2 for a usage error (an unknown method, JSON that does
-/// not fit the request type).
+/// Exit status: 0 for an answer (or a stream the server ended), 1 for an error answer
+/// (its status and message on stderr) or a failed connection, 2 for a usage error (an
+/// unknown method, JSON that does not fit the request type).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples (against `cargo run -p eth-rpc`):\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.getBalance \\\n    \
     '{\"id\":1,\"block\":\"latest\",\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}'\n  \
-    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId")]
+    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId\n  \
+    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'")]
 pub struct Args {
     /// The .zap file that declares the interface.
     #[arg(long, value_name = "FILE")]
@@ -48,9 +53,15 @@ pub struct Args {
     /// framing.
     #[arg(long)]
     node: bool,
-    /// Seconds to wait for the connection and for the answer.
+    /// Seconds to wait for the connection and for the answer (not for a stream's
+    /// messages: a stream lasts until the server ends it).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     timeout: f64,
+    /// For a method with a `stream T` parameter: read the messages to send from stdin,
+    /// one JSON object per line, and end the stream at the end of input. Without it
+    /// nothing is sent and this side of the stream ends at once.
+    #[arg(long)]
+    send: bool,
 }
 
 /// A usage error (exit 2) or a failed call (exit 1), with its message.
@@ -62,10 +73,11 @@ enum Failure {
 /// Run `zapc call`.
 pub fn run(args: &Args) -> ExitCode {
     match try_run(args) {
-        Ok(answer) => {
+        Ok(Some(answer)) => {
             println!("{answer}");
             ExitCode::SUCCESS
         }
+        Ok(None) => ExitCode::SUCCESS,
         Err(Failure::Usage(message)) => {
             eprintln!("error: {message}");
             ExitCode::from(2)
@@ -111,11 +123,18 @@ fn find<'s>(schema: &'s Schema, name: &str) -> Result<(&'s Interface, &'s Method
     Ok((interface, method))
 }
 
-fn try_run(args: &Args) -> Result<Value, Failure> {
+/// The answer to print, or `None` when a stream printed its messages itself.
+fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
     let path = one_schema(&args.schema, "--schema").map_err(Failure::Usage)?;
     let schema = zapc::load_file(path).map_err(|e| Failure::Usage(e.to_string()))?;
     let (_, method) = find(&schema, &args.method).map_err(Failure::Usage)?;
     let payload = request(&schema, method, args.json.as_deref()).map_err(Failure::Usage)?;
+    if args.send && method.stream_param.is_none() {
+        return Err(Failure::Usage(format!(
+            "--send: {} takes no stream of messages",
+            args.method
+        )));
+    }
     let timeout = Duration::try_from_secs_f64(args.timeout)
         .map_err(|e| Failure::Usage(format!("--timeout {}: {e}", args.timeout)))?;
     let cap = match &args.cap_file {
@@ -139,28 +158,113 @@ fn try_run(args: &Args) -> Result<Value, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
+    let stream = method.streaming() != Streaming::Unary;
     let body = runtime.block_on(async {
         let client = Client::connect_with(args.addr.as_str(), config)
             .await
             .map_err(|e| Failure::Call(format!("cannot connect to {}: {e}", args.addr)))?;
+        if stream {
+            return run_stream(&client, &schema, method, &payload, args.send).await;
+        }
         client
             .call(method.ordinal, &payload)
             .await
             .map_err(|e| Failure::Call(describe(&e)))
     })?;
+    if stream {
+        return Ok(None);
+    }
     let Some(result) = &method.result else {
-        return Ok(Value::Object(Default::default()));
+        return Ok(Some(Value::Object(Default::default())));
     };
-    let ty = schema
-        .struct_named(&result.ty)
-        .ok_or_else(|| Failure::Usage(format!("struct {} is not in the schema", result.ty)))?;
-    dynamic::decode(&schema, ty, &body).map_err(|e| {
+    decode(&schema, &result.ty, &body).map(Some)
+}
+
+/// A message of struct `ty` as JSON.
+fn decode(schema: &Schema, ty: &str, body: &[u8]) -> Result<Value, Failure> {
+    let s = schema
+        .struct_named(ty)
+        .ok_or_else(|| Failure::Usage(format!("struct {ty} is not in the schema")))?;
+    dynamic::decode(schema, s, body).map_err(|e| {
         Failure::Call(format!(
-            "the answer is not a {} message: {e} ({} bytes)",
-            result.ty,
+            "the answer is not a {ty} message: {e} ({} bytes)",
             body.len()
         ))
     })
+}
+
+/// Open the stream, send stdin's lines (with `--send`), print every message received.
+async fn run_stream(
+    client: &Client,
+    schema: &Schema,
+    method: &Method,
+    open: &[u8],
+    send: bool,
+) -> Result<Vec<u8>, Failure> {
+    let mut io = client
+        .open_stream(method.ordinal, open)
+        .await
+        .map_err(|e| Failure::Call(describe(&e)))?;
+    let sending = async {
+        if let (true, Some(param)) = (send, &method.stream_param) {
+            let lines = tokio::task::spawn_blocking(|| {
+                std::io::stdin().lines().collect::<Result<Vec<String>, _>>()
+            });
+            let lines = lines
+                .await
+                .map_err(|e| Failure::Call(format!("reading stdin failed: {e}")))?
+                .map_err(|e| Failure::Usage(format!("cannot read stdin: {e}")))?;
+            for (n, line) in lines
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| !l.trim().is_empty())
+            {
+                let message = request(schema, &with_param(method, param), Some(line))
+                    .map_err(|e| Failure::Usage(format!("stdin line {}: {e}", n + 1)))?;
+                io.outbound
+                    .send(&message)
+                    .await
+                    .map_err(|e| Failure::Call(e.to_string()))?;
+            }
+        }
+        io.outbound.end();
+        Ok::<(), Failure>(())
+    };
+    let receiving = async {
+        let mut received = 0u64;
+        while let Some(message) = io
+            .inbound
+            .next()
+            .await
+            .map_err(|e| Failure::Call(e.to_string()))?
+        {
+            received += 1;
+            let line = match &method.result {
+                Some(result) => decode(schema, &result.ty, &message)?,
+                None => Value::Object(Default::default()),
+            };
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{line}");
+            let _ = out.flush();
+        }
+        if received == 0 {
+            eprintln!(
+                "note: the server ended the stream without a message (a server ends a stream it refuses: unknown method, missing capability, too many streams)"
+            );
+        }
+        Ok::<(), Failure>(())
+    };
+    // The first failure ends both: a bad line to send must not wait for the server.
+    tokio::try_join!(sending, receiving).map(|_| Vec::new())
+}
+
+/// `method` with `param` as its request: a stream message is encoded like a request.
+fn with_param(method: &Method, param: &zapc::ir::Param) -> Method {
+    Method {
+        param: Some(param.clone()),
+        ..method.clone()
+    }
 }
 
 /// The request message for `json` (text, `-` for stdin, `None` for none).

@@ -156,11 +156,20 @@ fn column_widths<'r>(rows: impl Iterator<Item = &'r [String; 4]>) -> [usize; 4] 
 fn interface_table(interface: &ir::Interface) -> String {
     let mut out = format!("interface {}\n", interface.name);
     for method in &interface.methods {
-        let param = method.param.as_ref().map_or(String::new(), param_syntax);
-        let result = method
-            .result
+        let stream = method
+            .stream_param
             .as_ref()
-            .map_or(String::new(), |r| format!(" returns ({})", param_syntax(r)));
+            .map(|p| format!("stream {}", param_syntax(p)));
+        let param = [method.param.as_ref().map(param_syntax), stream]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
+        let result = match (&method.result, method.result_stream) {
+            (Some(r), true) => format!(" returns stream {}", param_syntax(r)),
+            (Some(r), false) => format!(" returns ({})", param_syntax(r)),
+            (None, _) => String::new(),
+        };
         let _ = writeln!(
             out,
             "  {:>3}  {}({param}){result}",

@@ -6,7 +6,7 @@ use proc_macro2::{Ident, Literal, TokenStream};
 use quote::{format_ident, quote};
 
 use super::{doc_attrs, names, runtime_string, Options};
-use crate::ir::{self, Interface, Method, Schema};
+use crate::ir::{self, Interface, Method, Schema, Streaming};
 
 /// Generate the items of `iface`.
 pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStream {
@@ -24,7 +24,11 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         one.interfaces.retain(|i| i.name == iface.name);
         crate::openrpc::document_json(&one)
     };
-    let handler_methods = iface.methods.iter().map(|m| handler_method(iface, m, rt));
+    let handler_methods = iface.methods.iter().map(|m| match m.streaming() {
+        Streaming::Unary => handler_method(iface, m, rt),
+        _ => stream_handler_method(iface, m, rt),
+    });
+    let stream_fn = stream_dispatch(iface, &method_enum, rt);
     let infos = iface
         .methods
         .iter()
@@ -37,10 +41,10 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         .methods
         .iter()
         .map(|m| dispatch_owned_arm(m, &method_enum, rt));
-    let client_methods = iface
-        .methods
-        .iter()
-        .map(|m| client_method(iface, m, &method_enum, rt));
+    let client_methods = iface.methods.iter().map(|m| match m.streaming() {
+        Streaming::Unary => client_method(iface, m, &method_enum, rt),
+        _ => stream_client_method(iface, m, &method_enum, rt),
+    });
     let ordinals = iface.methods.iter().map(|m| {
         let c = format_ident!(
             "{}",
@@ -61,12 +65,23 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         " Typed client of `{iface_name}` over any `{}::Transport`.",
         runtime_string(rt)
     );
-    let payload_param = if iface.methods.iter().any(|m| m.param.is_some()) {
+    let unary = |m: &&Method| m.streaming() == Streaming::Unary;
+    let payload_param = if iface
+        .methods
+        .iter()
+        .filter(unary)
+        .any(|m| m.param.is_some())
+    {
         quote!(payload)
     } else {
         quote!(_payload)
     };
-    let out_param = if iface.methods.iter().any(|m| m.result.is_some()) {
+    let out_param = if iface
+        .methods
+        .iter()
+        .filter(unary)
+        .any(|m| m.result.is_some())
+    {
         quote!(out)
     } else {
         quote!(_out)
@@ -130,6 +145,8 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
                     ::core::option::Option::None => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
                 }
             }
+
+            #stream_fn
         }
 
         #[doc = #client_doc]
@@ -231,11 +248,14 @@ fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
         0 => String::new(),
         bits => format!(" Needs capability permission bits `{bits:#x}`."),
     };
-    let note = format!(
-        " Ordinal {}; JSON-RPC method `{}`.{needs}",
-        m.ordinal,
-        m.json_rpc_name(&iface.name)
-    );
+    let note = match m.streaming() {
+        Streaming::Unary => format!(
+            " Ordinal {}; JSON-RPC method `{}`.{needs}",
+            m.ordinal,
+            m.json_rpc_name(&iface.name)
+        ),
+        kind => format!(" Ordinal {}; {}.{needs}", m.ordinal, kind.describe()),
+    };
     if m.doc.is_empty() {
         quote!(#[doc = #note])
     } else {
@@ -362,11 +382,13 @@ fn method_info(
         &format!("{:#x}", m.permissions),
         proc_macro2::Span::call_site(),
     );
+    let streaming = format_ident!("{}", m.streaming().variant());
     quote! {
         #rt::MethodInfo {
             ordinal: #ordinal,
             permissions: #permissions,
             name: #name,
+            streaming: #rt::stream::Streaming::#streaming,
             json_name: #json_name,
             request: #request,
             response: #response,
@@ -381,6 +403,12 @@ fn method_info(
 fn dispatch_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
     let v = variant(m);
     let pattern = quote!(::core::option::Option::Some(#method_enum::#v));
+    if m.streaming() != Streaming::Unary {
+        let name = &m.name;
+        return quote! {
+            #pattern => ::core::result::Result::Err(#rt::CallError::stream_method(#name)),
+        };
+    }
     let name = method_ident(m);
     let call = match &m.param {
         Some(p) => {
@@ -427,7 +455,7 @@ fn answer_arm(
 /// The arm of `call_owned`: as [`dispatch_arm`], with the request owned (its header
 /// checked once) and handed to the handler's `<method>_owned`.
 fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
-    let Some(p) = &m.param else {
+    let (Some(p), Streaming::Unary) = (&m.param, m.streaming()) else {
         return dispatch_arm(m, method_enum, rt);
     };
     let v = variant(m);
@@ -456,21 +484,7 @@ fn client_method(
     let v = variant(m);
     let ordinal = quote!(#method_enum::#v.ordinal());
     let result = result_type(m);
-    // The request is encoded into a pooled builder: a warm call allocates none.
-    let (param, payload) = match &m.param {
-        Some(p) => {
-            let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
-            let t = names::type_path(&p.ty);
-            (
-                quote!(, #arg: &#t),
-                quote! {
-                    let mut builder = #rt::BuilderPool::shared().get();
-                    let payload = #rt::ZapStruct::encode(#arg, &mut builder)?;
-                },
-            )
-        }
-        None => (quote!(), quote!(let payload: &[u8] = &[];)),
-    };
+    let (param, payload) = request_payload(m, rt);
     let decode = match &m.result {
         Some(_) => quote!(::core::result::Result::Ok(<#result as #rt::ZapStruct>::decode(&body)?)),
         None => quote! {
@@ -505,5 +519,205 @@ fn client_method(
             #decode
         }
         #owned
+    }
+}
+
+/// The argument name of a parameter (`req` when the schema names none).
+fn arg_ident(p: &ir::Param, default: &str) -> Ident {
+    names::field_ident(if p.name.is_empty() { default } else { &p.name })
+}
+
+/// The handler trait method of a stream method: the opening message (owned), a
+/// receiver of the client's messages, a sender of the server's; a client stream's
+/// handler returns its one answer instead.
+fn stream_handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream {
+    let name = method_ident(m);
+    let doc = method_doc(iface, m);
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    let mut args = Vec::new();
+    if let Some(p) = &m.param {
+        let (arg, t) = (arg_ident(p, "req"), names::type_path(&p.ty));
+        args.push(quote!(#arg: #rt::Owned<#t>));
+    }
+    if let Some(p) = &m.stream_param {
+        let (arg, t) = (arg_ident(p, "input"), names::type_path(&p.ty));
+        args.push(quote!(#arg: #rt::stream::Receiver<#t>));
+    }
+    let returns = match (&m.result, m.result_stream) {
+        (Some(p), true) => {
+            let t = names::type_path(&p.ty);
+            args.push(quote!(output: #rt::stream::Sender<#t>));
+            quote!(())
+        }
+        _ => result_type(m),
+    };
+    let how = match m.streaming() {
+        Streaming::Server | Streaming::Bidi => {
+            " Send with `output` (each send waits while the connection is backed up); the stream\n ends on the server's side when this returns, or is dropped when the connection\n closes or the server shuts down."
+        }
+        _ => " Read the client's messages from the receiver until it yields `None`; what this\n returns is sent as the one answer, then the stream ends on the server's side.",
+    };
+    let how = how.split('\n').map(|l| quote!(#[doc = #l]));
+    quote! {
+        #doc
+        #[doc = ""]
+        #(#how)*
+        #deprecated
+        fn #name(&self, #(#args),*) -> impl ::core::future::Future<Output = ::core::result::Result<#returns, #rt::CallError>> + ::core::marker::Send;
+    }
+}
+
+/// `Service::stream` for an interface with stream methods: the opening message read
+/// and the stream's halves typed for the handler.
+fn stream_dispatch(iface: &Interface, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
+    let streams: Vec<&Method> = iface
+        .methods
+        .iter()
+        .filter(|m| m.streaming() != Streaming::Unary)
+        .collect();
+    if streams.is_empty() {
+        return TokenStream::new();
+    }
+    let iface_name = &iface.name;
+    let arms = streams.iter().map(|m| {
+        let v = variant(m);
+        let name = method_ident(m);
+        let mut args = Vec::new();
+        let mut setup = Vec::new();
+        if let Some(p) = &m.param {
+            let (t, ty) = (names::type_path(&p.ty), &p.ty);
+            setup.push(quote! {
+                let req = #rt::Owned::<#t>::from_bytes(open)
+                    .map_err(|e| #rt::CallError::bad_payload(#ty, e))?;
+            });
+            args.push(quote!(req));
+        }
+        if let Some(p) = &m.stream_param {
+            let (t, ty) = (names::type_path(&p.ty), &p.ty);
+            setup.push(quote! {
+                let input = #rt::stream::Receiver::<#t>::new(io.inbound, #ty);
+            });
+            args.push(quote!(input));
+        }
+        let run = match (&m.result, m.result_stream) {
+            (Some(p), true) => {
+                let t = names::type_path(&p.ty);
+                quote! {
+                    let output = #rt::stream::Sender::<#t>::new(io.outbound);
+                    self.0.#name(#(#args,)* output).await
+                }
+            }
+            (Some(p), false) => {
+                let t = names::type_path(&p.ty);
+                quote! {
+                    let mut output = #rt::stream::Sender::<#t>::new(io.outbound);
+                    let answer = self.0.#name(#(#args),*).await?;
+                    output.send(&answer).await?;
+                    ::core::result::Result::Ok(())
+                }
+            }
+            (None, _) => quote! {
+                let _output = io.outbound;
+                self.0.#name(#(#args),*).await
+            },
+        };
+        quote! {
+            ::core::option::Option::Some(#method_enum::#v) => {
+                #(#setup)*
+                #run
+            }
+        }
+    });
+    let uses_open = if streams.iter().any(|m| m.param.is_some()) {
+        TokenStream::new()
+    } else {
+        quote!(let _ = open;)
+    };
+    quote! {
+        async fn stream(
+            self: ::std::sync::Arc<Self>,
+            ordinal: u32,
+            open: #rt::Bytes,
+            io: #rt::stream::StreamIo,
+        ) -> ::core::result::Result<(), #rt::CallError> {
+            #uses_open
+            match #method_enum::from_ordinal(ordinal) {
+                #(#arms)*
+                _ => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
+            }
+        }
+    }
+}
+
+/// The client stub of a stream method: it opens the stream and hands back its typed
+/// halves (a server stream's receiver alone: this side sends nothing and is ended at
+/// once, as the Go runtime's client does).
+fn stream_client_method(
+    iface: &Interface,
+    m: &Method,
+    method_enum: &Ident,
+    rt: &syn::Path,
+) -> TokenStream {
+    let name = method_ident(m);
+    let doc = method_doc(iface, m);
+    let v = variant(m);
+    let ordinal = quote!(#method_enum::#v.ordinal());
+    let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    let (param, payload) = request_payload(m, rt);
+    let receiver = m.result.as_ref().map(|p| {
+        let (t, ty) = (names::type_path(&p.ty), &p.ty);
+        (
+            quote!(#rt::stream::Receiver<#t>),
+            quote!(#rt::stream::Receiver::new(io.inbound, #ty)),
+        )
+    });
+    let sender = m.stream_param.as_ref().map(|p| {
+        let t = names::type_path(&p.ty);
+        (
+            quote!(#rt::stream::Sender<#t>),
+            quote!(#rt::stream::Sender::new(io.outbound)),
+        )
+    });
+    let (returns, value) = match (sender, receiver) {
+        (Some((st, sv)), Some((rt_, rv))) => (quote!((#st, #rt_)), quote!((#sv, #rv))),
+        (Some((st, sv)), None) => (st, sv),
+        (None, Some((rt_, rv))) => (rt_, quote!({ drop(io.outbound); #rv })),
+        (None, None) => (quote!(()), quote!(drop(io))),
+    };
+    let how = match m.streaming() {
+        Streaming::Server => " Opens the stream; the receiver yields each message the server sends, then\n `None` when it ends. Dropping it stops listening (the server's side goes on until\n its handler ends: the wire has no cancel; close the connection to end it).",
+        Streaming::Client => " Opens the stream: send with the sender, then `end` it (or drop it); the\n receiver then yields the server's one answer.",
+        _ => " Opens the stream: send with the sender and `end` it (or drop it) when done; the\n receiver yields each message the server sends, then `None` when it ends.",
+    };
+    let how = how.split('\n').map(|l| quote!(#[doc = #l]));
+    quote! {
+        #doc
+        #[doc = ""]
+        #(#how)*
+        #deprecated
+        pub async fn #name(&self #param) -> ::core::result::Result<#returns, #rt::ClientError> {
+            #payload
+            let io = self.transport.open_stream(#ordinal, payload).await?;
+            ::core::result::Result::Ok(#value)
+        }
+    }
+}
+
+/// A client stub's request parameter (`, req: &Request`, or nothing) and the code that
+/// encodes it as `payload`: into a pooled builder, so a warm call allocates none.
+fn request_payload(m: &Method, rt: &syn::Path) -> (TokenStream, TokenStream) {
+    match &m.param {
+        Some(p) => {
+            let arg = arg_ident(p, "req");
+            let t = names::type_path(&p.ty);
+            (
+                quote!(, #arg: &#t),
+                quote! {
+                    let mut builder = #rt::BuilderPool::shared().get();
+                    let payload = #rt::ZapStruct::encode(#arg, &mut builder)?;
+                },
+            )
+        }
+        None => (quote!(), quote!(let payload: &[u8] = &[];)),
     }
 }

@@ -148,6 +148,7 @@ fn describe(rule: Rule) -> &'static str {
         Rule::kw_interface => "`interface`",
         Rule::kw_enum => "`enum`",
         Rule::kw_returns => "`returns`",
+        Rule::kw_stream => "`stream`",
         Rule::kw_list => "`list`",
         Rule::kw_ptr => "`ptr`",
         Rule::kw_bytes_fixed => "`bytes_fixed`",

@@ -13,4 +13,8 @@ interface Notes {
     missing(req: Note) returns (resp: Note)
     # The number of notes: no request.
     count() returns (Note)
+    # Notes numbered from 0 to the request's Id - 1 (a server stream).
+    list @4 (req: Note) returns stream Note
+    # Each note sent comes back, its text upper-cased (a bidirectional stream).
+    shout @5 (stream Note) returns stream Note
 }

@@ -69,6 +69,10 @@ pub mod recursive {
 pub mod service {
     zap_runtime::include_schema!("service");
 }
+/// Generated from `schemas/streams.zap`.
+pub mod streams {
+    zap_runtime::include_schema!("streams");
+}
 /// Generated from `schemas/tails.zap`.
 pub mod tails {
     zap_runtime::include_schema!("tails");

@@ -43,6 +43,14 @@ impl eth::Eth for Ledger {
             version: "test".into(),
         })
     }
+
+    async fn new_heads(
+        &self,
+        _req: zap_runtime::Owned<eth::HeadsRequest>,
+        _heads: zap_runtime::stream::Sender<eth::BlockHeader>,
+    ) -> Result<(), CallError> {
+        Ok(())
+    }
 }
 
 /// Run JSON-RPC `params` (JSON text) through `method`'s table entry and the service;
@@ -111,9 +119,17 @@ fn typed_client_calls_the_handler() {
 fn dispatch_answers_404_and_400() {
     let svc = eth::EthService::new(Ledger);
     let mut out = Builder::new();
-    let err = block_on(svc.call(6, b"", &mut out)).unwrap_err();
+    let err = block_on(svc.call(7, b"", &mut out)).unwrap_err();
     assert_eq!(err.status, Status::NOT_FOUND);
-    assert_eq!(err.message, "Eth has no method with ordinal 6");
+    assert_eq!(err.message, "Eth has no method with ordinal 7");
+    // Ordinal 6 is the stream `newHeads`, which a call cannot reach.
+    let err = block_on(svc.call(6, b"", &mut out)).unwrap_err();
+    assert_eq!(err.status, Status::BAD_REQUEST);
+    assert!(
+        err.message.contains("`newHeads` is a stream method"),
+        "{}",
+        err.message
+    );
     let err = block_on(svc.call(eth::EthService::<Ledger>::GET_BALANCE, b"garbage", &mut out))
         .unwrap_err();
     assert_eq!(err.status, Status::BAD_REQUEST);

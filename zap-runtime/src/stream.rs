@@ -1,0 +1,518 @@
+//! Streams on the RPC framing, as the Go runtime carries them: a call that exchanges
+//! any number of messages in both directions instead of one request and one answer.
+//!
+//! On ZAP/TCP (RPC framing) a stream is three frame kinds (`docs/transports.md`):
+//!
+//! * **dir 3, open**: a request envelope whose `Method` is the stream method's ordinal,
+//!   whose `PromiseID` is the stream id (chosen by the opener, unique among its open
+//!   streams on the connection) and whose `Payload` is the opening message; the
+//!   capability is checked as for a call.
+//! * **dir 4, message**: `[stream id u32 LE][message]`, in either direction.
+//! * **dir 5, end**: `[stream id u32 LE]`: the sender will send no more messages on this
+//!   stream (a half-close). A stream is over when both sides have sent theirs.
+//!
+//! The wire has no status, no reset and no flow control for streams: a server that
+//! refuses a stream (unknown method, no capability, too many streams) ends it at once,
+//! and each stream's messages wait in a bounded queue on the receiving side; when it is
+//! full the connection stops reading until the handler takes one (the Go runtime does
+//! the same), which is why one stream's slow reader can delay the others on its
+//! connection. A client that stops listening half-closes its side; the server's side
+//! ends when its handler returns.
+//!
+//! Generated code wraps the raw [`StreamIo`] in typed halves: a [`Sender<T>`] that
+//! encodes each message with a builder it reuses, and a [`Receiver<T>`] that hands out
+//! every received message as an [`Owned<T>`], read in place.
+
+#![cfg_attr(not(any(feature = "server", feature = "client")), allow(dead_code))]
+
+use std::marker::PhantomData;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use bytes::Bytes;
+use tokio::sync::{mpsc, Notify};
+
+use crate::builder::Builder;
+use crate::error::{BuildError, ParseError};
+use crate::frame::Direction;
+use crate::owned::Owned;
+use crate::service::CallError;
+use crate::transport::ClientError;
+use crate::zap_struct::ZapStruct;
+
+/// Messages a stream's receiving side queues before the connection stops reading (the
+/// Go runtime queues 16).
+pub const DEFAULT_STREAM_QUEUE: usize = 16;
+
+/// Bytes of stream frames a connection buffers for writing before senders wait.
+pub(crate) const OUTBOX_LIMIT: usize = 256 << 10;
+
+/// How a method exchanges messages: one request and one answer, or a stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Streaming {
+    /// A call: one request, one answer (or none).
+    Unary,
+    /// The client opens with a message; the server sends any number (`-> stream T`).
+    Server,
+    /// The client sends any number of messages; the server answers once (`(stream T)`).
+    Client,
+    /// Both sides send any number of messages (`(stream T) -> stream U`).
+    Bidi,
+}
+
+impl Streaming {
+    /// Whether this is a stream method (opened with dir 3, not called with dir 1).
+    pub const fn is_stream(self) -> bool {
+        !matches!(self, Streaming::Unary)
+    }
+
+    /// Whether the client sends messages after opening.
+    pub const fn client_sends(self) -> bool {
+        matches!(self, Streaming::Client | Streaming::Bidi)
+    }
+}
+
+/// Why a stream could not go on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// The connection closed (or failed) before the stream ended.
+    #[error("stream closed: {0}")]
+    Closed(String),
+    /// A received message is not a valid message of the stream's type.
+    #[error("stream message is not a valid {kind} message: {error}")]
+    Decode {
+        kind: &'static str,
+        error: ParseError,
+    },
+    /// A message to send could not be encoded, or is over the stream's limit.
+    #[error("cannot send the stream message: {0}")]
+    Build(#[from] BuildError),
+    /// A message to send is larger than a frame may be.
+    #[error("stream message of {len} bytes is over the limit of {limit} bytes")]
+    TooLarge { len: usize, limit: usize },
+}
+
+impl From<StreamError> for CallError {
+    fn from(e: StreamError) -> Self {
+        match e {
+            StreamError::Decode { .. } => CallError::bad_request(e.to_string()),
+            _ => CallError::internal(e.to_string()),
+        }
+    }
+}
+
+impl From<StreamError> for ClientError {
+    fn from(e: StreamError) -> Self {
+        match e {
+            StreamError::Closed(why) => ClientError::Closed(why),
+            StreamError::Decode { error, .. } => ClientError::Decode(error),
+            StreamError::Build(e) => ClientError::Build(e),
+            StreamError::TooLarge { .. } => ClientError::Protocol(e.to_string()),
+        }
+    }
+}
+
+/// What a stream's receiving queue carries.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A message (a slice of the frame it came in: no copy).
+    Message(Bytes),
+    /// The peer's end (dir 5).
+    End,
+}
+
+/// Counters a stream bumps for every message, when the server records metrics.
+#[derive(Debug, Default)]
+pub struct StreamCounters {
+    pub(crate) messages_in: AtomicU64,
+    pub(crate) messages_out: AtomicU64,
+}
+
+/// One stream's two directions as raw messages: what a transport hands a service's
+/// [`Service::stream`](crate::Service::stream) and what [`Transport::open_stream`]
+/// gives a client. Generated code splits it into a typed [`Sender`] and [`Receiver`].
+///
+/// [`Transport::open_stream`]: crate::Transport::open_stream
+#[derive(Debug)]
+pub struct StreamIo {
+    /// The stream's id on its connection.
+    pub id: u32,
+    /// Messages from the peer.
+    pub inbound: Inbound,
+    /// Messages to the peer.
+    pub outbound: Outbound,
+}
+
+impl StreamIo {
+    /// A stream `id` whose messages arrive on `rx` and leave through `outbox`; the
+    /// queue's sender is the transport's.
+    pub(crate) fn new(id: u32, rx: mpsc::Receiver<Incoming>, outbox: Arc<Outbox>) -> Self {
+        StreamIo {
+            id,
+            inbound: Inbound {
+                rx,
+                ended: false,
+                counters: Counters::default(),
+            },
+            outbound: Outbound {
+                id,
+                outbox,
+                ended: false,
+                counters: Counters::default(),
+            },
+        }
+    }
+
+    /// Count every message both ways in `counters` (as well as in those already set:
+    /// the server's own, for its idle timeout, and the metrics').
+    pub fn count_with(&mut self, counters: Arc<StreamCounters>) {
+        self.inbound.counters.add(Arc::clone(&counters));
+        self.outbound.counters.add(counters);
+    }
+
+    /// The typed halves: send `Out` messages, receive `In` messages.
+    pub fn split<Out: ZapStruct, In: ZapStruct>(
+        self,
+        receives: &'static str,
+    ) -> (Sender<Out>, Receiver<In>) {
+        (
+            Sender::new(self.outbound),
+            Receiver::new(self.inbound, receives),
+        )
+    }
+}
+
+/// The receiving half of a stream, raw.
+#[derive(Debug)]
+pub struct Inbound {
+    rx: mpsc::Receiver<Incoming>,
+    ended: bool,
+    counters: Counters,
+}
+
+/// Up to two sets of counters a half bumps per message.
+#[derive(Debug, Default)]
+struct Counters([Option<Arc<StreamCounters>>; 2]);
+
+impl Counters {
+    fn add(&mut self, counters: Arc<StreamCounters>) {
+        match &mut self.0 {
+            [slot @ None, _] | [_, slot @ None] => *slot = Some(counters),
+            [_, last] => *last = Some(counters),
+        }
+    }
+
+    fn bump(&self, pick: impl Fn(&StreamCounters) -> &AtomicU64) {
+        for c in self.0.iter().flatten() {
+            pick(c).fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Inbound {
+    /// The next message; `Ok(None)` once the peer ended its side; an error if the
+    /// connection closed first.
+    pub async fn next(&mut self) -> Result<Option<Bytes>, StreamError> {
+        if self.ended {
+            return Ok(None);
+        }
+        match self.rx.recv().await {
+            Some(Incoming::Message(msg)) => {
+                self.counters.bump(|c| &c.messages_in);
+                Ok(Some(msg))
+            }
+            Some(Incoming::End) => {
+                self.ended = true;
+                Ok(None)
+            }
+            None => {
+                self.ended = true;
+                Err(StreamError::Closed(
+                    "the connection closed before the peer ended the stream".into(),
+                ))
+            }
+        }
+    }
+}
+
+/// The sending half of a stream, raw. Dropping it ends this side of the stream (sends
+/// the end frame) unless [`end`](Self::end) already did.
+#[derive(Debug)]
+pub struct Outbound {
+    id: u32,
+    outbox: Arc<Outbox>,
+    ended: bool,
+    counters: Counters,
+}
+
+impl Outbound {
+    /// Send one message, waiting while the connection's write buffer is full.
+    pub async fn send(&mut self, message: &[u8]) -> Result<(), StreamError> {
+        if self.ended {
+            return Err(StreamError::Closed("this side of the stream ended".into()));
+        }
+        self.outbox.push(self.id, message).await?;
+        self.counters.bump(|c| &c.messages_out);
+        Ok(())
+    }
+
+    /// End this side of the stream (dir 5). Later sends fail.
+    pub fn end(&mut self) {
+        if !self.ended {
+            self.ended = true;
+            self.outbox.push_end(self.id);
+        }
+    }
+
+    /// Whether the connection is gone (every later send fails).
+    pub fn is_closed(&self) -> bool {
+        self.outbox.is_closed()
+    }
+
+    /// Resolves once the connection is gone.
+    pub async fn closed(&self) {
+        self.outbox.closed().await
+    }
+}
+
+impl Drop for Outbound {
+    fn drop(&mut self) {
+        self.end();
+    }
+}
+
+/// Sends messages of type `T` on a stream, each encoded with a builder the sender
+/// reuses: on a warm stream a message of fixed-size fields allocates nothing.
+#[derive(Debug)]
+pub struct Sender<T> {
+    raw: Outbound,
+    builder: Builder,
+    _kind: PhantomData<fn(&T)>,
+}
+
+impl<T: ZapStruct> Sender<T> {
+    /// Wrap a raw sending half.
+    pub fn new(raw: Outbound) -> Self {
+        Sender {
+            raw,
+            builder: Builder::new(),
+            _kind: PhantomData,
+        }
+    }
+
+    /// Encode and send `message`, waiting while the connection's write buffer is full
+    /// (back-pressure).
+    pub async fn send(&mut self, message: &T) -> Result<(), StreamError> {
+        self.builder.clear();
+        message.encode(&mut self.builder)?;
+        self.raw.send(self.builder.as_bytes()).await
+    }
+
+    /// Send a message already encoded (a received one passed on, say).
+    pub async fn send_owned(&mut self, message: &Owned<T>) -> Result<(), StreamError> {
+        self.raw.send(message.as_bytes()).await
+    }
+
+    /// End this side of the stream; dropping the sender does the same.
+    pub fn end(mut self) {
+        self.raw.end();
+    }
+
+    /// Whether the connection is gone.
+    pub fn is_closed(&self) -> bool {
+        self.raw.is_closed()
+    }
+
+    /// Resolves once the connection is gone: a handler that waits for something else
+    /// between messages can select on it.
+    pub async fn closed(&self) {
+        self.raw.closed().await
+    }
+
+    /// The raw half.
+    pub fn into_raw(self) -> Outbound {
+        self.raw
+    }
+}
+
+/// Receives messages of type `T` from a stream, each owned and read in place (a slice
+/// of the frame it came in, no copy).
+#[derive(Debug)]
+pub struct Receiver<T> {
+    raw: Inbound,
+    kind: &'static str,
+    _kind: PhantomData<fn() -> T>,
+}
+
+impl<T: ZapStruct> Receiver<T> {
+    /// Wrap a raw receiving half; `kind` names `T` in decode errors.
+    pub fn new(raw: Inbound, kind: &'static str) -> Self {
+        Receiver {
+            raw,
+            kind,
+            _kind: PhantomData,
+        }
+    }
+
+    /// The next message; `Ok(None)` once the peer ended its side.
+    pub async fn next(&mut self) -> Result<Option<Owned<T>>, StreamError> {
+        match self.raw.next().await? {
+            None => Ok(None),
+            Some(bytes) => {
+                Owned::from_bytes(bytes)
+                    .map(Some)
+                    .map_err(|error| StreamError::Decode {
+                        kind: self.kind,
+                        error,
+                    })
+            }
+        }
+    }
+
+    /// The raw half.
+    pub fn into_raw(self) -> Inbound {
+        self.raw
+    }
+}
+
+/// Where every stream of a connection writes its frames: one buffer the connection's
+/// writer takes whole, so a message costs a copy into it and no allocation once the
+/// buffer has grown. Senders wait while it holds more than its limit.
+#[derive(Debug)]
+pub(crate) struct Outbox {
+    state: Mutex<OutState>,
+    /// Wakes the connection's writer: there are frames to write.
+    ready: Notify,
+    /// Wakes waiting senders: the writer took the buffer, or the connection closed.
+    room: Notify,
+    closed: AtomicBool,
+    limit: usize,
+    max_message: usize,
+}
+
+#[derive(Debug, Default)]
+struct OutState {
+    frames: Vec<u8>,
+    closed_why: Option<String>,
+}
+
+impl Outbox {
+    /// An outbox holding up to `limit` bytes before senders wait; messages over
+    /// `max_message` bytes are refused.
+    pub(crate) fn new(limit: usize, max_message: usize) -> Self {
+        Outbox {
+            state: Mutex::new(OutState::default()),
+            ready: Notify::new(),
+            room: Notify::new(),
+            closed: AtomicBool::new(false),
+            limit,
+            max_message,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, OutState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Append a dir-4 frame for stream `id`, waiting for room.
+    async fn push(&self, id: u32, message: &[u8]) -> Result<(), StreamError> {
+        if message.len() > self.max_message {
+            return Err(StreamError::TooLarge {
+                len: message.len(),
+                limit: self.max_message,
+            });
+        }
+        loop {
+            let room = self.room.notified();
+            tokio::pin!(room);
+            room.as_mut().enable();
+            {
+                let mut state = self.lock();
+                if let Some(why) = &state.closed_why {
+                    return Err(StreamError::Closed(why.clone()));
+                }
+                if state.frames.is_empty() || state.frames.len() + message.len() <= self.limit {
+                    put_frame(&mut state.frames, Direction::StreamMessage, id, message);
+                    drop(state);
+                    self.ready.notify_one();
+                    return Ok(());
+                }
+            }
+            room.await;
+        }
+    }
+
+    /// Append a dir-5 frame for stream `id` now (an end is 9 bytes: it does not wait).
+    pub(crate) fn push_end(&self, id: u32) {
+        let mut state = self.lock();
+        if state.closed_why.is_none() {
+            put_frame(&mut state.frames, Direction::StreamEnd, id, &[]);
+            drop(state);
+            self.ready.notify_one();
+        }
+    }
+
+    /// Move every buffered frame to the end of `out`; false if there were none.
+    pub(crate) fn take_into(&self, out: &mut Vec<u8>) -> bool {
+        let mut state = self.lock();
+        if state.frames.is_empty() {
+            return false;
+        }
+        out.extend_from_slice(&state.frames);
+        state.frames.clear();
+        if state.frames.capacity() > self.limit * 4 {
+            state.frames = Vec::new();
+        }
+        drop(state);
+        self.room.notify_waiters();
+        true
+    }
+
+    /// Resolves when frames are waiting (or may be: check with `take_into`).
+    pub(crate) async fn ready(&self) {
+        self.ready.notified().await
+    }
+
+    /// The connection is gone: every waiting and later send fails with `why`.
+    pub(crate) fn close(&self, why: &str) {
+        let mut state = self.lock();
+        if state.closed_why.is_none() {
+            state.closed_why = Some(why.to_owned());
+        }
+        state.frames = Vec::new();
+        drop(state);
+        self.closed.store(true, Ordering::Release);
+        self.room.notify_waiters();
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    async fn closed(&self) {
+        loop {
+            let room = self.room.notified();
+            tokio::pin!(room);
+            room.as_mut().enable();
+            if self.is_closed() {
+                return;
+            }
+            room.await;
+        }
+    }
+}
+
+/// `[len][dir][id][message]`.
+fn put_frame(out: &mut Vec<u8>, dir: Direction, id: u32, message: &[u8]) {
+    // Checked by `push` against `max_message`, which is below the frame limit.
+    let len = (1 + 4 + message.len()) as u32;
+    out.extend_from_slice(&len.to_le_bytes());
+    out.push(dir as u8);
+    out.extend_from_slice(&id.to_le_bytes());
+    out.extend_from_slice(message);
+}
+
+/// A stream's receiving queue: what the transport keeps to deliver the peer's frames.
+pub(crate) fn queue(capacity: usize) -> (mpsc::Sender<Incoming>, mpsc::Receiver<Incoming>) {
+    mpsc::channel(capacity.max(1))
+}

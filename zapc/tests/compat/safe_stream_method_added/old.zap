@@ -1,0 +1,6 @@
+struct Req {
+    Id u64 @0
+}
+interface Store {
+    get(req: Req) returns (resp: Req)
+}
