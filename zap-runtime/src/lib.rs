@@ -137,6 +137,8 @@ pub mod app_error;
 #[cfg(any(feature = "server", feature = "http"))]
 mod budget;
 mod builder;
+#[cfg(any(feature = "server", feature = "jsonrpc"))]
+mod call;
 #[cfg(feature = "cap")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cap")))]
 pub mod cap;

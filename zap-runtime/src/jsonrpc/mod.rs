@@ -15,8 +15,9 @@ use serde_json::Value;
 
 mod batch;
 
+use crate::call::{self, Admit, Admitted, NoPipeline, Outcome, Payload};
 use crate::json::{CowStr, ParamsError, ResultError};
-use crate::rpc::Status;
+use crate::rpc::{Status, NO_TARGET};
 use crate::service::{Authorizer, CallError, MethodInfo, Reply, Service};
 use crate::BuilderPool;
 use batch::{parse, Body};
@@ -324,7 +325,7 @@ impl<'c, 'a> Gate<'c, 'a> {
         let (status, why) = match self.caller.cap {
             Ok(cap) => {
                 let mut why = String::new();
-                match hook.authorize(cap, ordinal, &mut why) {
+                match Some(hook).admit(cap, ordinal, &mut why) {
                     Ok(()) => return Ok(()),
                     Err(status) => (status, why),
                 }
@@ -560,15 +561,33 @@ async fn dispatch<S: Service>(
         &[]
     };
     let mut answer = pool.get();
-    let reply = service
-        .call(method.ordinal, payload, &mut answer)
-        .await
-        .map_err(|e| {
-            if e.status == Status::INTERNAL {
-                tracing::warn!(method = %call.method, "handler failed: {}", e.message);
-            }
-            RpcError::from_call_error(&e)
-        })?;
+    // Admitted above, before the method was looked up; JSON-RPC has no pipelining.
+    let admitted = call::Call {
+        ordinal: method.ordinal,
+        cap: &[],
+        target: NO_TARGET,
+        payload: Payload::Borrowed(payload),
+    };
+    let mut why = String::new();
+    let reply = match call::run(
+        service,
+        &mut Admitted,
+        &mut NoPipeline,
+        admitted,
+        &mut answer,
+        &mut why,
+    )
+    .await
+    {
+        Outcome::Ran(reply) => reply,
+        Outcome::Refused(status) => Err(CallError::new(status, why)),
+    };
+    let reply = reply.map_err(|e| {
+        if e.status == Status::INTERNAL {
+            tracing::warn!(method = %call.method, "handler failed: {}", e.message);
+        }
+        RpcError::from_call_error(&e)
+    })?;
     match reply {
         Reply::Empty => {
             out.extend_from_slice(b"null");

@@ -20,10 +20,11 @@ use super::respond::{put_response, put_response_shared, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::streams::{Delivery, StreamFault, Streams};
 use super::ServerConfig;
+use crate::call::{self, Call, Payload, Pipeline};
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
 use crate::frame_reader::{FrameReader, Within};
-use crate::rpc::{Request, Status, NO_TARGET};
+use crate::rpc::{Request, Status};
 use crate::service::{Reply, Service};
 use crate::Builder;
 
@@ -465,7 +466,6 @@ async fn answer<S: Service>(
     peer: SocketAddr,
     config: &ServerConfig,
 ) {
-    let authorize = config.authorize.as_ref();
     text.clear();
     let envelope = &frame[envelope];
     let req = match Request::parse(envelope) {
@@ -484,33 +484,33 @@ async fn answer<S: Service>(
         put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
         return;
     }
-    if let Some(gate) = authorize {
-        if let Err(status) = gate.authorize(req.cap, req.method, text) {
+    let call = Call {
+        ordinal: req.method,
+        cap: req.cap,
+        target: req.target,
+        // The payload as a slice of the frame: owned by the handler if it wants to be.
+        payload: Payload::Shared(crate::owned::share(frame, req.payload)),
+    };
+    let mut pipeline = ConnPipeline {
+        results,
+        callers: config.authorize.is_some(),
+    };
+    let called = match call::run(
+        service,
+        &mut config.authorize.as_ref(),
+        &mut pipeline,
+        call,
+        out,
+        text,
+    )
+    .await
+    {
+        call::Outcome::Ran(called) => called,
+        call::Outcome::Refused(status) => {
             tracing::debug!(%peer, method = req.method, %status, "zap: call refused: {text}");
             put_response(write, status, req.promise_id, text.as_bytes());
             results.record_failed(req.promise_id, status.0);
             return;
-        }
-        results.set_caller(req.cap);
-    }
-    out.clear();
-    let called = if req.target == NO_TARGET {
-        // The payload as a slice of the frame: owned by the handler if it wants to be.
-        let payload = crate::owned::share(frame, req.payload);
-        service.call_owned(req.method, payload, out).await
-    } else {
-        match results.get(req.target) {
-            Lookup::Ok(body) => service.call(req.method, body, out).await,
-            missing => {
-                let status = match missing {
-                    Lookup::OtherCaller => Status::FORBIDDEN,
-                    _ => Status::BAD_REQUEST,
-                };
-                describe_missing_target(text, req.target, missing, results);
-                put_response(write, status, req.promise_id, text.as_bytes());
-                results.record_failed(req.promise_id, status.0);
-                return;
-            }
         }
     };
     if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
@@ -533,6 +533,36 @@ async fn answer<S: Service>(
         results.record_ok(req.promise_id, body);
     } else {
         results.record_failed(req.promise_id, written.0);
+    }
+}
+
+/// The connection's remembered results, for the call core. Callers are told apart
+/// (a result is pipelined on only under the capability that made it) when the server
+/// checks capabilities.
+struct ConnPipeline<'r> {
+    results: &'r mut Results,
+    callers: bool,
+}
+
+impl Pipeline for ConnPipeline<'_> {
+    fn admitted(&mut self, cap: &[u8]) {
+        if self.callers {
+            self.results.set_caller(cap);
+        }
+    }
+
+    fn result(&self, target: u32, why: &mut String) -> Result<&[u8], Status> {
+        match self.results.get(target) {
+            Lookup::Ok(body) => Ok(body),
+            missing => {
+                let status = match missing {
+                    Lookup::OtherCaller => Status::FORBIDDEN,
+                    _ => Status::BAD_REQUEST,
+                };
+                describe_missing_target(why, target, missing, self.results);
+                Err(status)
+            }
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::faults::warn_fault;
 use super::ServerConfig;
+use crate::call::Admit;
 use crate::rpc::{Request, NO_TARGET};
 use crate::service::Service;
 use crate::stream::{self, Incoming, Outbox, StreamCounters, StreamIo};
@@ -142,13 +143,12 @@ impl Streams {
             );
             return Ok(());
         }
-        if let Some(gate) = &config.authorize {
-            text.clear();
-            if let Err(status) = gate.authorize(req.cap, req.method, text) {
-                tracing::debug!(%peer, stream = id, method = req.method, %status, "zap: stream refused: {text}");
-                self.outbox.push_end(id);
-                return Ok(());
-            }
+        // Admitted as a call is (the call core's admission).
+        text.clear();
+        if let Err(status) = config.authorize.as_ref().admit(req.cap, req.method, text) {
+            tracing::debug!(%peer, stream = id, method = req.method, %status, "zap: stream refused: {text}");
+            self.outbox.push_end(id);
+            return Ok(());
         }
         let open = crate::owned::share(frame, req.payload);
         let (tx, rx) = stream::queue(config.stream_queue);
