@@ -37,10 +37,31 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         .methods
         .iter()
         .map(|m| dispatch_arm(m, &method_enum, rt));
-    let owned_arms = iface
+    // `call_owned` matches only the calls that take a request (their handlers' `_owned`
+    // variant); everything else is what `call` does with the payload borrowed.
+    let owned_arms: Vec<TokenStream> = iface
         .methods
         .iter()
-        .map(|m| dispatch_owned_arm(m, &method_enum, rt));
+        .filter(|m| m.param.is_some() && m.streaming() == Streaming::Unary)
+        .map(|m| dispatch_owned_arm(m, &method_enum, rt))
+        .collect();
+    let call_owned = if owned_arms.is_empty() {
+        TokenStream::new()
+    } else {
+        quote! {
+            async fn call_owned<'a>(
+                &'a self,
+                ordinal: u32,
+                payload: #rt::Bytes,
+                out: &'a mut #rt::Builder,
+            ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
+                match #method_enum::from_ordinal(ordinal) {
+                    #(#owned_arms)*
+                    _ => self.call(ordinal, &payload, out).await,
+                }
+            }
+        }
+    };
     let client_methods = iface.methods.iter().map(|m| match m.streaming() {
         Streaming::Unary => client_method(iface, m, &method_enum, rt),
         _ => stream_client_method(iface, m, &method_enum, rt),
@@ -134,17 +155,7 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
                 }
             }
 
-            async fn call_owned<'a>(
-                &'a self,
-                ordinal: u32,
-                #payload_param: #rt::Bytes,
-                #out_param: &'a mut #rt::Builder,
-            ) -> ::core::result::Result<#rt::Reply, #rt::CallError> {
-                match #method_enum::from_ordinal(ordinal) {
-                    #(#owned_arms)*
-                    ::core::option::Option::None => ::core::result::Result::Err(#rt::CallError::unknown_method(#iface_name, ordinal)),
-                }
-            }
+            #call_owned
 
             #stream_fn
         }
@@ -452,10 +463,10 @@ fn answer_arm(
     }
 }
 
-/// The arm of `call_owned`: as [`dispatch_arm`], with the request owned (its header
-/// checked once) and handed to the handler's `<method>_owned`.
+/// The arm of `call_owned` for a call with a request: as [`dispatch_arm`], with the
+/// request owned (its header checked once) and handed to the handler's `<method>_owned`.
 fn dispatch_owned_arm(m: &Method, method_enum: &Ident, rt: &syn::Path) -> TokenStream {
-    let (Some(p), Streaming::Unary) = (&m.param, m.streaming()) else {
+    let Some(p) = &m.param else {
         return dispatch_arm(m, method_enum, rt);
     };
     let v = variant(m);
