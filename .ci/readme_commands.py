@@ -51,8 +51,8 @@ RULES = [
      "JSON-RPC against the server started above; output checked"),
     (r"cargo run -p eth-rpc --example client", RUN,
      "ZAP/TCP against the server started above; output checked"),
-    (r"cargo run -q -p zapc -- call --schema schemas/eth\.zap 127\.0\.0\.1:9999 Eth\.getBalance .*", RUN,
-     "zapc call against the server started above; output checked"),
+    (r"cargo run -q -p zapc -- call --schema schemas/eth\.zap 127\.0\.0\.1:9999 Eth\.(getBalance|newHeads) .*", RUN,
+     "zapc call (a call, a stream) against the server started above; output checked"),
     # Your first service.
     (r"cargo run -p todo", SERVE,
      "the first-service example runs until Ctrl-C: started in the background, ready when "

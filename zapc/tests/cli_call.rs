@@ -1,6 +1,9 @@
 //! `zapc call` against a real ZAP/TCP server (zap-runtime's, serving `tests/call/notes.zap`
 //! by hand): the real binary, JSON in, JSON out, errors and exit statuses.
 
+#[path = "../../zap-runtime/tests/tls_support/pki.rs"]
+mod pki;
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -247,4 +250,66 @@ async fn calls_a_real_server_with_json_in_and_out() {
     let (status, _, err) = run(args(&["Notes.count"])).await.unwrap();
     assert_eq!(status, 1);
     assert!(err.contains("cannot connect"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_and_streams_over_pq_tls() {
+    let pki = pki::Pki::new();
+    let tls =
+        zap_runtime::tls::ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
+            .build()
+            .unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let stop = CancellationToken::new();
+    let config = ServerConfig {
+        tls: Some(tls),
+        ..ServerConfig::default()
+    };
+    let task = tokio::spawn(Server::new(listener, Arc::new(Notes), config).run(stop.clone()));
+    let ca = pki.path("ca.pem").to_str().unwrap().to_owned();
+    let run = |args: Vec<String>| {
+        let addr = addr.clone();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            call(&addr, &args)
+        })
+    };
+    let with_ca = |method: &str, json: &str| {
+        vec![
+            "--ca".to_owned(),
+            ca.clone(),
+            "--server-name".into(),
+            "localhost".into(),
+            method.into(),
+            json.into(),
+        ]
+    };
+    let (status, out, err) = run(with_ca("Notes.echo", r#"{"id":1,"text":"sealed"}"#))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "{\"id\":1,\"text\":\"sealed\"}\n"),
+        "{err}"
+    );
+    let (status, out, err) = run(with_ca("Notes.list", r#"{"id":2}"#)).await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":0,\"text\":\"note 0\"}\n{\"id\":1,\"text\":\"note 1\"}\n"
+        ),
+        "{err}"
+    );
+    // Plain TCP to a TLS port, or TLS without trusting its CA: refused, exit 1.
+    let (status, _, err) = run(vec!["Notes.count".into()]).await.unwrap();
+    assert_eq!(status, 1, "{err}");
+    let (status, _, err) = run(vec!["--tls".into(), "Notes.count".into()])
+        .await
+        .unwrap();
+    assert_eq!(status, 1, "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
+    stop.cancel();
+    task.await.unwrap().unwrap();
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use serde_json::Value;
 use zap_runtime::client::{Client, ClientConfig};
 use zap_runtime::frame::Framing;
+use zap_runtime::tls::ClientTls;
 use zap_runtime::{ClientError, Transport};
 use zapc::ir::{Interface, Method, Schema, Streaming};
 
@@ -29,7 +30,8 @@ use super::inputs::one_schema;
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.getBalance \\\n    \
     '{\"id\":1,\"block\":\"latest\",\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}'\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId\n  \
-    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'")]
+    zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'\n  \
+    zapc call --schema schemas/eth.zap --ca ca.pem localhost:9999 Eth.chainId")]
 pub struct Args {
     /// The .zap file that declares the interface.
     #[arg(long, value_name = "FILE")]
@@ -53,6 +55,22 @@ pub struct Args {
     /// framing.
     #[arg(long)]
     node: bool,
+    /// Connect over TLS 1.3 (X25519MLKEM768 preferred), trusting the platform's roots
+    /// unless --ca names a CA.
+    #[arg(long)]
+    tls: bool,
+    /// Connect over TLS trusting the CA (or self-signed certificate) in this PEM file.
+    #[arg(long, value_name = "PEM")]
+    ca: Option<PathBuf>,
+    /// The name the server's certificate must carry (default: the host of ADDR).
+    #[arg(long, value_name = "NAME")]
+    server_name: Option<String>,
+    /// A client certificate for servers that require one (mutual TLS), with --key.
+    #[arg(long, value_name = "PEM", requires = "key")]
+    cert: Option<PathBuf>,
+    /// The client certificate's private key.
+    #[arg(long, value_name = "PEM", requires = "cert")]
+    key: Option<PathBuf>,
     /// Seconds to wait for the connection and for the answer (not for a stream's
     /// messages: a stream lasts until the server ends it).
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
@@ -143,9 +161,11 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         })?,
         None => Vec::new(),
     };
+    let tls = tls(args).map_err(Failure::Usage)?;
     let config = ClientConfig {
         connect_timeout: timeout,
         call_timeout: timeout,
+        tls,
         cap,
         framing: if args.node {
             Framing::Node
@@ -178,6 +198,32 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         return Ok(Some(Value::Object(Default::default())));
     };
     decode(&schema, &result.ty, &body).map(Some)
+}
+
+/// The TLS settings the options ask for; `None` for plain TCP.
+fn tls(args: &Args) -> Result<Option<ClientTls>, String> {
+    if !args.tls && args.ca.is_none() && args.cert.is_none() {
+        return Ok(None);
+    }
+    let name = match &args.server_name {
+        Some(name) => name.clone(),
+        None => match args.addr.rsplit_once(':') {
+            Some((host, _)) => host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_owned(),
+            None => args.addr.clone(),
+        },
+    };
+    let mut builder = ClientTls::builder(name);
+    builder = match &args.ca {
+        Some(ca) => builder.ca_pem_file(ca),
+        None => builder.platform_roots(),
+    };
+    if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
+        builder = builder.client_cert_pem_files(cert, key);
+    }
+    builder.build().map(Some).map_err(|e| format!("TLS: {e}"))
 }
 
 /// A message of struct `ty` as JSON.
