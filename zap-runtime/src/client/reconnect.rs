@@ -230,6 +230,20 @@ impl Transport for Reconnecting {
             }
         }
     }
+
+    /// Open the stream on the current connection; while there is none, fail at once
+    /// with [`ClientError::Closed`]. A stream is not opened again when its connection
+    /// fails: its receiver sees the connection close.
+    async fn open_stream(
+        &self,
+        ordinal: u32,
+        open: &[u8],
+    ) -> Result<crate::stream::StreamIo, ClientError> {
+        match self.client() {
+            Some(client) => client.open_stream(ordinal, open).await,
+            None => Err(self.disconnected()),
+        }
+    }
 }
 
 /// Keep a connection up until `stop`: connect, wait for it to close, back off after

@@ -265,3 +265,14 @@ async fn a_transport_without_streams_says_so() {
     let err = local.open_stream(11, &[]).await.unwrap_err();
     assert!(err.to_string().contains("does not carry streams"), "{err}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reconnecting_client_opens_streams_on_its_connection() {
+    use zap_runtime::client::{ReconnectConfig, Reconnecting};
+    let running = serve(ServerConfig::default()).await;
+    let conn = Reconnecting::new(running.addr.to_string(), ReconnectConfig::default());
+    assert!(conn.connected(Duration::from_secs(10)).await);
+    let notes = NotesClient::new(conn);
+    let heads = notes.count(&CountRequest { n: 3 }).await.unwrap();
+    assert_eq!(collect(heads).await.unwrap(), expected(0..3));
+}
