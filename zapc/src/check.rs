@@ -49,13 +49,9 @@ pub struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    /// Resolve the names of `file` and place its slots.
-    pub fn new(file: &'a SchemaFile) -> Self {
-        Context::with_imports(file, &[], Vec::new(), HashMap::new())
-    }
-
-    /// [`Context::new`] for a file with imports: `imported` are the imported files (all of
-    /// them, transitively), with every name they declare qualified by their package.
+    /// Resolve the names of `file` and place its slots: `imported` are the imported
+    /// files (all of them, transitively), with every name they declare qualified by
+    /// their package.
     pub fn with_imports(
         file: &'a SchemaFile,
         imported: &[&'a SchemaFile],

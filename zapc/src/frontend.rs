@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::ast::SchemaFile;
 use crate::diag::Diagnostics;
 use crate::imports::Loader;
 use crate::ir;
@@ -46,8 +47,19 @@ fn load_text(
     dir: &Path,
     read_imports: bool,
 ) -> Result<ir::Schema, Diagnostics> {
-    match Loader::new(read_imports).load(source_name, text, dir, None) {
-        Ok(schema) => Ok(schema),
+    load_with_tree(source_name, text, dir, read_imports).map(|(_, schema)| schema)
+}
+
+/// As [`load_str`] (or [`load_str_in`] with `read_imports`), with the file's syntax tree:
+/// what `zapc compat` points its carets with. The text is parsed once for both.
+pub(crate) fn load_with_tree(
+    source_name: &str,
+    text: &str,
+    dir: &Path,
+    read_imports: bool,
+) -> Result<(SchemaFile, ir::Schema), Diagnostics> {
+    match Loader::new(read_imports).load_with_tree(source_name, text, dir, None) {
+        Ok(loaded) => Ok(loaded),
         Err(LoadError::Invalid(errors)) => Err(errors),
         // Only files read for imports can fail to be read, and those failures are
         // diagnostics at the `import`.

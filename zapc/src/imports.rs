@@ -66,9 +66,21 @@ impl Loader {
         dir: &Path,
         canonical: Option<PathBuf>,
     ) -> Result<ir::Schema, LoadError> {
-        let (_, deps, mut schema) = self.load_one(display, text, dir, canonical, false)?;
+        self.load_with_tree(display, text, dir, canonical)
+            .map(|(_, schema)| schema)
+    }
+
+    /// As [`Loader::load`], with the file's syntax tree (parsed once for both).
+    pub(crate) fn load_with_tree(
+        &mut self,
+        display: &str,
+        text: &str,
+        dir: &Path,
+        canonical: Option<PathBuf>,
+    ) -> Result<(SchemaFile, ir::Schema), LoadError> {
+        let (_, deps, mut schema, file) = self.load_one(display, text, dir, canonical, false)?;
         schema.imports = deps.iter().map(|&d| self.done[d].ir.clone()).collect();
-        Ok(schema)
+        Ok((file, schema))
     }
 
     fn load_one(
@@ -78,7 +90,7 @@ impl Loader {
         dir: &Path,
         canonical: Option<PathBuf>,
         imported_by_another: bool,
-    ) -> Result<(Option<usize>, Vec<usize>, ir::Schema), LoadError> {
+    ) -> Result<(Option<usize>, Vec<usize>, ir::Schema, SchemaFile), LoadError> {
         let fail = |errors| LoadError::Invalid(Diagnostics::new(display, text, errors));
         let file = parse::parse(text).map_err(|error| fail(vec![error]))?;
         let own_package = file.packages().next().map(|p| p.name.text.clone());
@@ -138,7 +150,7 @@ impl Loader {
         drop(cx);
         if !imported_by_another {
             // Nobody looks this file up by its qualified names: skip the copies.
-            return Ok((None, deps, schema));
+            return Ok((None, deps, schema, file));
         }
 
         let loaded = Loaded {
@@ -156,7 +168,7 @@ impl Loader {
             deps: deps.clone(),
         };
         self.done.push(loaded);
-        Ok((Some(self.done.len() - 1), deps, schema))
+        Ok((Some(self.done.len() - 1), deps, schema, file))
     }
 
     /// Load the file `decl` names (or find it loaded). `Ok(None)`: nothing to add.
@@ -220,7 +232,7 @@ impl Loader {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let (index, _, _) = self
+        let (index, _, _, _) = self
             .load_one(&shown, &text, &parent, Some(canonical), true)
             .map_err(Imported::There)?;
         let Some(index) = index else {
