@@ -20,6 +20,9 @@
 //!   [`frame`]: the TCP framings, `[len u32][dir u8][envelope]` (RPC transport) and
 //!   [`frame::node`] (node transport: NodeID handshake, then
 //!   `[len u32][reqID u32][flag u32][envelope]`), and how to tell them apart.
+//! * [`stream`]: streams as the Go runtime carries them (open, messages both ways,
+//!   half-close), with typed [`Sender`](stream::Sender) and [`Receiver`](stream::Receiver)
+//!   halves for generated handlers and clients.
 //! * [`Service`] and [`CallError`]: what a handler serves and fails with; [`AppError`]
 //!   is a service's own error (a code, a message, data), which ZAP and JSON-RPC clients
 //!   both receive as itself ([`app_error`]).
@@ -44,8 +47,9 @@
 //!
 //! Without features the crate is the wire core above (readers, builders, pool, owned
 //! messages, the RPC envelope, the framings, the JSON mapping, the [`Service`] and
-//! [`Transport`] contracts and [`Local`], which calls a service in-process): no tokio, no
-//! hyper. Each feature adds one part:
+//! [`Transport`] contracts and [`Local`], which calls a service in-process, and the
+//! [`stream`] halves): no async runtime (only tokio's channels, for streams), no hyper.
+//! Each feature adds one part:
 //!
 //! | Feature  | Enables |
 //! |----------|---------|
