@@ -70,15 +70,16 @@ async fn silent_sockets_filling_the_limit_are_closed_at_the_first_bytes_deadline
     let full = Instant::now();
     // Refused while the limit is held...
     assert!(one_call(&server).await.is_err(), "served past the limit");
-    // ...and served again once the silent sockets are dropped: within the deadline
-    // counted from their connecting, plus a little.
+    // ...and served again once the silent sockets are dropped: at the deadline counted
+    // from their connecting (10 s), long before the idle timeout (5 min) that held them
+    // before; the bound leaves room for a loaded machine (11 s is typical).
     let served = loop {
         if one_call(&server).await.is_ok() {
             break full.elapsed();
         }
         assert!(
-            full.elapsed() < Duration::from_secs(15),
-            "not served within 15 s of the limit filling"
+            full.elapsed() < Duration::from_secs(30),
+            "not served within 30 s of the limit filling"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
