@@ -23,7 +23,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -183,6 +183,8 @@ pub struct Balanced {
     endpoints: Arc<[Arc<Health>]>,
     retry: Retry,
     call_timeout: Duration,
+    /// Where the next stream's search for a healthy endpoint starts (round robin).
+    next_stream: Arc<AtomicUsize>,
 }
 
 impl Balanced {
@@ -216,6 +218,7 @@ impl Balanced {
             endpoints,
             retry: config.retry,
             call_timeout: config.endpoint.client.call_timeout,
+            next_stream: Arc::new(AtomicUsize::new(0)),
         }
     }
 
@@ -348,6 +351,27 @@ impl Transport for Balanced {
                 }
                 result => return result,
             }
+        }
+    }
+
+    /// Open the stream on a healthy endpoint, taking them in turn: a stream stays on
+    /// its connection for its whole life, so streams are spread by count, not by the
+    /// calls in flight. Not retried: a stream whose connection fails sees it close.
+    async fn open_stream(
+        &self,
+        ordinal: u32,
+        open: &[u8],
+    ) -> Result<crate::stream::StreamIo, ClientError> {
+        let n = self.endpoints.len();
+        let start = self.next_stream.fetch_add(1, Ordering::Relaxed);
+        let up = (0..n)
+            .map(|k| &self.endpoints[start.wrapping_add(k) % n])
+            .find(|h| h.is_up());
+        match up {
+            Some(endpoint) => endpoint.conn.open_stream(ordinal, open).await,
+            None => Err(ClientError::Closed(format!(
+                "no endpoint is available (of {n})"
+            ))),
         }
     }
 }

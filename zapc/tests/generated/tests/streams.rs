@@ -276,3 +276,28 @@ async fn a_reconnecting_client_opens_streams_on_its_connection() {
     let heads = notes.count(&CountRequest { n: 3 }).await.unwrap();
     assert_eq!(collect(heads).await.unwrap(), expected(0..3));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_balanced_client_spreads_streams_over_its_endpoints() {
+    use zap_runtime::client::{BalanceConfig, Balanced};
+    let (one, two) = (
+        serve(ServerConfig::default()).await,
+        serve(ServerConfig::default()).await,
+    );
+    let conn = Balanced::new(
+        [one.addr.to_string(), two.addr.to_string()],
+        BalanceConfig::default(),
+    );
+    assert!(conn.ready(2, Duration::from_secs(10)).await);
+    let notes = NotesClient::new(conn);
+    let mut streams = Vec::new();
+    for _ in 0..4 {
+        streams.push(notes.count(&CountRequest { n: 5 }).await.unwrap());
+    }
+    for heads in streams {
+        assert_eq!(collect(heads).await.unwrap(), expected(0..5));
+    }
+    // Both servers served two of them (their handlers ended there).
+    one.ended.wait_for(2).await;
+    two.ended.wait_for(2).await;
+}
