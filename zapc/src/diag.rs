@@ -1,4 +1,5 @@
-//! Errors found in a schema, and their plain-text rendering.
+//! Errors found in a schema (and the warnings and notes of `zapc compat`), and their
+//! plain-text rendering.
 //!
 //! Rendering uses codespan-reporting with no colour and ASCII drawing characters, so the
 //! output is the same on every terminal and can be snapshot-tested:
@@ -15,7 +16,9 @@
 
 use std::fmt;
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label as CsLabel};
+use codespan_reporting::diagnostic::{
+    Diagnostic as CsDiagnostic, Label as CsLabel, Severity as CsSeverity,
+};
 use codespan_reporting::files::SimpleFile;
 use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayStyle};
 
@@ -28,47 +31,129 @@ pub struct Label {
     pub message: String,
 }
 
-/// One error: a message, the token it is about, optional related tokens and a hint.
+/// How serious a diagnostic is: the word it starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Severity {
+    /// `error`: the schema (or a change) is refused.
+    #[default]
+    Error,
+    /// `warning`: reported, not refused.
+    Warning,
+    /// `note`: for information.
+    Note,
+}
+
+/// One diagnostic (an error unless said otherwise): a message, the token it is about,
+/// optional related tokens and a hint.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Error, warning or note.
+    pub severity: Severity,
+    /// A code shown after the severity (`error[wire-breaking]`), if any.
+    pub code: Option<&'static str>,
     /// One line saying what is wrong.
     pub message: String,
     /// The offending token (the caret goes here).
     pub primary: Label,
     /// Related places (e.g. the earlier of two overlapping fields).
-    pub secondary: Vec<Label>,
+    pub secondary: Box<[Label]>,
     /// One line saying how to fix it.
-    pub hint: Option<String>,
+    pub hint: Option<Box<str>>,
 }
 
 impl Diagnostic {
     /// An error about the text at `span`.
     pub fn error(message: impl Into<String>, span: Span, label: impl Into<String>) -> Self {
         Diagnostic {
+            severity: Severity::Error,
+            code: None,
             message: message.into(),
             primary: Label {
                 span,
                 message: label.into(),
             },
-            secondary: Vec::new(),
+            secondary: Box::default(),
             hint: None,
         }
     }
 
     /// Also point at a related place.
     pub fn with_secondary(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.secondary.push(Label {
+        let mut secondary = std::mem::take(&mut self.secondary).into_vec();
+        secondary.push(Label {
             span,
             message: message.into(),
         });
+        self.secondary = secondary.into_boxed_slice();
         self
     }
 
     /// Add the one-line hint.
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(hint.into().into_boxed_str());
         self
     }
+
+    /// The same diagnostic as a warning or a note.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// Show `code` after the severity.
+    pub fn with_code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
+    }
+}
+
+/// Render one diagnostic about `source` (named `name`) as plain text onto `out`: the
+/// one renderer of `zapc check`'s errors and `zapc compat`'s reports.
+pub(crate) fn emit(out: &mut Vec<u8>, name: &str, source: &str, item: &Diagnostic) {
+    let file = SimpleFile::new(name, source);
+    let mut writer = NoColor::new(std::mem::take(out));
+    if term::emit(
+        &mut writer,
+        &render_config(),
+        &file,
+        &to_codespan(source, item),
+    )
+    .is_err()
+    {
+        // Unreachable with clamped spans; still, never lose a diagnostic.
+        let line = format!("error: {}\n", item.message);
+        writer.get_mut().extend_from_slice(line.as_bytes());
+    }
+    *out = writer.into_inner();
+}
+
+fn to_codespan(source: &str, item: &Diagnostic) -> CsDiagnostic<()> {
+    let mut labels = vec![CsLabel::primary((), clamp(source, &item.primary.span))
+        .with_message(item.primary.message.clone())];
+    labels.extend(item.secondary.iter().map(|label| {
+        CsLabel::secondary((), clamp(source, &label.span)).with_message(label.message.clone())
+    }));
+    let notes = item.hint.iter().map(|h| format!("hint: {h}")).collect();
+    let severity = match item.severity {
+        Severity::Error => CsSeverity::Error,
+        Severity::Warning => CsSeverity::Warning,
+        Severity::Note => CsSeverity::Note,
+    };
+    let mut report = CsDiagnostic::new(severity)
+        .with_message(item.message.clone())
+        .with_labels(labels)
+        .with_notes(notes);
+    if let Some(code) = item.code {
+        report = report.with_code(code);
+    }
+    report
+}
+
+/// Keep a span inside the source and on character boundaries.
+fn clamp(source: &str, span: &Span) -> Span {
+    let start = char_boundary_at_or_before(source, span.start);
+    let end = char_boundary_at_or_before(source, span.end.max(start));
+    start..end
 }
 
 /// Every error found in one source file, in source order, with the text needed to render them.
@@ -117,43 +202,16 @@ impl Diagnostics {
 
     /// All errors as plain text: no colour, ASCII only, no dependence on terminal width.
     pub fn render(&self) -> String {
-        let file = SimpleFile::new(self.source_name.as_str(), self.source.as_str());
-        let config = render_config();
-        let mut out = NoColor::new(Vec::new());
+        let mut out = Vec::new();
         for item in &self.items {
-            let report = self.to_codespan(item);
-            if term::emit(&mut out, &config, &file, &report).is_err() {
-                // Unreachable with clamped spans; still, never lose an error.
-                let line = format!("error: {}\n", item.message);
-                out.get_mut().extend_from_slice(line.as_bytes());
-            }
+            emit(&mut out, &self.source_name, &self.source, item);
         }
         let summary = match self.items.len() {
             1 => format!("{}: 1 error\n", self.source_name),
             n => format!("{}: {n} errors\n", self.source_name),
         };
-        out.get_mut().extend_from_slice(summary.as_bytes());
-        String::from_utf8_lossy(out.get_ref()).into_owned()
-    }
-
-    fn to_codespan(&self, item: &Diagnostic) -> CsDiagnostic<()> {
-        let mut labels = vec![CsLabel::primary((), self.clamp(&item.primary.span))
-            .with_message(item.primary.message.clone())];
-        labels.extend(item.secondary.iter().map(|label| {
-            CsLabel::secondary((), self.clamp(&label.span)).with_message(label.message.clone())
-        }));
-        let notes = item.hint.iter().map(|h| format!("hint: {h}")).collect();
-        CsDiagnostic::error()
-            .with_message(item.message.clone())
-            .with_labels(labels)
-            .with_notes(notes)
-    }
-
-    /// Keep a span inside the source and on character boundaries.
-    fn clamp(&self, span: &Span) -> Span {
-        let start = char_boundary_at_or_before(&self.source, span.start);
-        let end = char_boundary_at_or_before(&self.source, span.end.max(start));
-        start..end
+        out.extend_from_slice(summary.as_bytes());
+        String::from_utf8_lossy(&out).into_owned()
     }
 }
 

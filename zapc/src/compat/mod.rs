@@ -30,10 +30,6 @@ pub use version::Version;
 use std::collections::BTreeSet;
 use std::fmt;
 
-use codespan_reporting::diagnostic::{Diagnostic as CsDiagnostic, Label, Severity};
-use codespan_reporting::files::SimpleFiles;
-use codespan_reporting::term::{self, termcolor::NoColor, Chars, Config, DisplayStyle};
-
 use crate::ast::{SchemaFile, Span};
 use crate::diag::Diagnostics;
 use crate::ir::{Enum, Field, Interface, ListShape, Method, Param, Schema, Struct, Type};
