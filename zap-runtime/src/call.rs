@@ -71,9 +71,8 @@ pub(crate) struct NoPipeline;
 impl Pipeline for NoPipeline {
     fn admitted(&mut self, _: &[u8]) {}
 
-    fn result(&self, target: u32, why: &mut String) -> Result<&[u8], Status> {
+    fn result(&self, _target: u32, why: &mut String) -> Result<&[u8], Status> {
         why.push_str("promise pipelining is not available on this transport");
-        let _ = target;
         Err(Status::BAD_REQUEST)
     }
 }

@@ -79,6 +79,16 @@ pub struct Frame<'a> {
     pub envelope: &'a [u8],
 }
 
+impl<'a> Frame<'a> {
+    /// The body of a stream message or end (dirs 4, 5), `[stream id u32][message]`:
+    /// the id and the message; `None` when it is shorter than an id (such a frame is
+    /// dropped, as the Go runtime does).
+    pub fn stream_body(&self) -> Option<(u32, &'a [u8])> {
+        let (id, message) = self.envelope.split_first_chunk::<4>()?;
+        Some((u32::from_le_bytes(*id), message))
+    }
+}
+
 /// Decodes frames from the front of a byte buffer, remembering how far into the stream
 /// it is so errors can say where.
 #[derive(Clone, Debug)]

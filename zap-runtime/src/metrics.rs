@@ -468,14 +468,7 @@ impl<S: Service> Metered<S> {
     }
 
     fn method(&self, ordinal: u32) -> &(CallLabels, Arc<CallStats>) {
-        // Methods numbered by position sit at `ordinal - 1`; with explicit ordinals
-        // (`name @N` in the schema) the table is searched.
-        let at = (ordinal as usize).wrapping_sub(1);
-        let index = match S::METHODS.get(at) {
-            Some(m) if m.ordinal == ordinal => Some(at),
-            _ => S::METHODS.iter().position(|m| m.ordinal == ordinal),
-        };
-        index
+        crate::service::method_index(S::METHODS, ordinal)
             .and_then(|i| self.methods.get(i))
             .unwrap_or(&self.unknown)
     }

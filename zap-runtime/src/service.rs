@@ -274,12 +274,17 @@ pub trait Service: Send + Sync + 'static {
 
     /// Look a method up by its ordinal.
     fn method(ordinal: u32) -> Option<&'static MethodInfo> {
-        // Methods numbered by position sit at `ordinal - 1`; explicit ordinals are
-        // searched for.
-        match Self::METHODS.get((ordinal as usize).wrapping_sub(1)) {
-            Some(m) if m.ordinal == ordinal => Some(m),
-            _ => Self::METHODS.iter().find(|m| m.ordinal == ordinal),
-        }
+        method_index(Self::METHODS, ordinal).map(|i| &Self::METHODS[i])
+    }
+}
+
+/// Where method `ordinal` is in `methods`. Methods numbered by position sit at
+/// `ordinal - 1`; with explicit ordinals (`name @N` in the schema) the table is searched.
+pub(crate) fn method_index(methods: &[MethodInfo], ordinal: u32) -> Option<usize> {
+    let at = (ordinal as usize).wrapping_sub(1);
+    match methods.get(at) {
+        Some(m) if m.ordinal == ordinal => Some(at),
+        _ => methods.iter().position(|m| m.ordinal == ordinal),
     }
 }
 

@@ -44,6 +44,10 @@ use crate::zap_struct::ZapStruct;
 /// Go runtime queues 16).
 pub const DEFAULT_STREAM_QUEUE: usize = 16;
 
+/// Bytes a stream message's frame length counts besides the message: the direction and
+/// the stream id. The largest message a frame limit allows is the limit minus this.
+pub const MESSAGE_OVERHEAD: u32 = 1 + 4;
+
 /// Bytes of stream frames a connection buffers for writing before senders wait.
 pub(crate) const OUTBOX_LIMIT: usize = 256 << 10;
 
@@ -505,7 +509,7 @@ impl Outbox {
 /// `[len][dir][id][message]`.
 fn put_frame(out: &mut Vec<u8>, dir: Direction, id: u32, message: &[u8]) {
     // Checked by `push` against `max_message`, which is below the frame limit.
-    let len = (1 + 4 + message.len()) as u32;
+    let len = MESSAGE_OVERHEAD + message.len() as u32;
     out.extend_from_slice(&len.to_le_bytes());
     out.push(dir as u8);
     out.extend_from_slice(&id.to_le_bytes());

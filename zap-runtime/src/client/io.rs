@@ -35,21 +35,17 @@ pub(crate) trait ResponseFrames: FrameDecode<Error: std::fmt::Display> {
 
 impl ResponseFrames for FrameDecoder {
     fn classify<'a>(frame: Self::Frame<'a>) -> Result<Received<'a>, Failure> {
-        let stream_id = || frame.envelope.split_first_chunk::<4>();
         match frame.dir {
             Direction::Response => Ok(Received::Response {
                 req_id: None,
                 envelope: frame.envelope,
             }),
-            Direction::StreamMessage => Ok(match stream_id() {
-                Some((id, message)) => Received::StreamMessage {
-                    id: u32::from_le_bytes(*id),
-                    message,
-                },
+            Direction::StreamMessage => Ok(match frame.stream_body() {
+                Some((id, message)) => Received::StreamMessage { id, message },
                 None => Received::Ignored,
             }),
-            Direction::StreamEnd => Ok(match stream_id() {
-                Some((id, _)) => Received::StreamEnd(u32::from_le_bytes(*id)),
+            Direction::StreamEnd => Ok(match frame.stream_body() {
+                Some((id, _)) => Received::StreamEnd(id),
                 None => Received::Ignored,
             }),
             dir => Err(Failure::Protocol(format!(

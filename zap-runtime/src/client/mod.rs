@@ -221,7 +221,9 @@ impl Client {
         R: AsyncRead + Unpin + Send + 'static,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let max_message = config.max_frame.saturating_sub(5) as usize;
+        let max_message = config
+            .max_frame
+            .saturating_sub(crate::stream::MESSAGE_OVERHEAD) as usize;
         let shared = Arc::new(Shared::new(max_message, config.stream_queue));
         let (queue, queued) = mpsc::channel(config.max_queued.max(1));
         tokio::spawn(io::write_loop(wr, queued, Arc::clone(&shared)));

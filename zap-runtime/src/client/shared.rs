@@ -43,6 +43,16 @@ struct State {
     closed: Option<Failure>,
 }
 
+impl State {
+    /// `Closed` with the reason once the connection is closed: nothing new may wait on it.
+    fn check_open(&self) -> Result<(), ClientError> {
+        match &self.closed {
+            Some(failure) => Err(Failure::Closed(closed_text(failure)).to_error()),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A stream message waiting for room in its stream's queue.
 pub(crate) type Blocked = (mpsc::Sender<Incoming>, Incoming);
 
@@ -71,9 +81,7 @@ impl Shared {
     /// Register stream `id`: the receiving side of its queue and its two halves.
     pub(crate) fn open_stream(&self, id: u32) -> Result<StreamIo, ClientError> {
         let mut state = self.lock();
-        if let Some(failure) = &state.closed {
-            return Err(Failure::Closed(closed_text(failure)).to_error());
-        }
+        state.check_open()?;
         if state.streams.contains_key(&id) {
             return Err(ClientError::Protocol(format!(
                 "stream id {id} is already open on this connection"
@@ -116,9 +124,7 @@ impl Shared {
     /// Register a caller waiting for `id`.
     pub(crate) fn register(&self, id: u32) -> Result<oneshot::Receiver<Answer>, ClientError> {
         let mut state = self.lock();
-        if let Some(failure) = &state.closed {
-            return Err(Failure::Closed(closed_text(failure)).to_error());
-        }
+        state.check_open()?;
         if state.pending.contains_key(&id) {
             return Err(ClientError::Protocol(format!(
                 "PromiseID {id} is already in flight on this connection"

@@ -423,10 +423,9 @@ impl CallFrame {
             ConnFrame::Rpc(frame)
                 if matches!(frame.dir, Direction::StreamMessage | Direction::StreamEnd) =>
             {
-                let Some((id, message)) = frame.envelope.split_first_chunk::<4>() else {
+                let Some((id, message)) = frame.stream_body() else {
                     return CallFrame::Ignored;
                 };
-                let id = u32::from_le_bytes(*id);
                 match frame.dir {
                     Direction::StreamMessage => CallFrame::StreamMessage {
                         id,

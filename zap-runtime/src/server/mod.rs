@@ -211,7 +211,7 @@ impl Default for ServerConfig {
             handshake_timeout: Duration::from_secs(10),
             max_streams: 100,
             stream_queue: crate::stream::DEFAULT_STREAM_QUEUE,
-            max_stream_message: (DEFAULT_MAX_FRAME - 5) as usize,
+            max_stream_message: (DEFAULT_MAX_FRAME - crate::stream::MESSAGE_OVERHEAD) as usize,
             stream_idle_timeout: Duration::from_secs(600),
             #[cfg(feature = "tls")]
             tls: None,

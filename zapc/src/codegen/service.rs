@@ -289,13 +289,13 @@ fn handler_method(iface: &Interface, m: &Method, rt: &syn::Path) -> TokenStream 
     let doc = method_doc(iface, m);
     let result = result_type(m);
     let param = m.param.as_ref().map(|p| {
-        let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
+        let arg = arg_ident(p, "req");
         let reader = names::suffixed_path(&p.ty, "Reader");
         quote!(, #arg: #reader<'_>)
     });
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
     let owned = m.param.as_ref().map(|p| {
-        let arg = names::field_ident(if p.name.is_empty() { "req" } else { &p.name });
+        let arg = arg_ident(p, "req");
         let t = names::type_path(&p.ty);
         let owned_name = owned_ident(m);
         let owned_doc = [
