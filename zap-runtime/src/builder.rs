@@ -297,45 +297,48 @@ impl Builder {
     }
 
     /// Encode, in one copy, a message whose root object has only inline fields (scalars
-    /// and `bytes_fixed`): `N` is `16 + SIZE`, and `fill` writes each field at
-    /// `16 + offset` of a zeroed array whose header is already there. The bytes are those
-    /// of `start_object(SIZE)`, the setters and [`Builder::finish`] (root 16, size `N`,
-    /// flags 0), which generated code relies on for such structs.
+    /// and `bytes_fixed`): `N` is `16 + SIZE`, and `fill` sets each field on an
+    /// [`InlineObject`], a zeroed array whose header is already written. The bytes are
+    /// those of `start_object(SIZE)`, the setters and [`Builder::finish`] (root 16, size
+    /// `N`, flags 0), which generated code relies on for such structs.
     ///
     /// ```
-    /// use zap_runtime::{Builder, Scalar};
+    /// use zap_runtime::Builder;
     /// let mut slow = Builder::new();
     /// let mut obj = slow.start_object(8);
     /// obj.set_u64(0, 42);
     /// obj.finish_as_root();
     /// let mut fast = Builder::new();
-    /// let bytes = fast.encode_inline::<24>(|m| 42u64.write_at(m, 16));
+    /// let bytes = fast.encode_inline::<24>(|m| m.set::<u64>(0, 42));
     /// assert_eq!(bytes, slow.finish()?);
     /// # Ok::<(), zap_runtime::BuildError>(())
     /// ```
     #[inline]
-    pub fn encode_inline<const N: usize>(&mut self, fill: impl FnOnce(&mut [u8; N])) -> &[u8] {
+    pub fn encode_inline<const N: usize>(
+        &mut self,
+        fill: impl FnOnce(&mut InlineObject<N>),
+    ) -> &[u8] {
         const {
             assert!(
                 N >= HEADER_SIZE,
                 "an inline message is at least its 16-byte header"
             )
         };
-        let mut msg = [0u8; N];
+        let mut msg = InlineObject([0u8; N]);
         Header {
             version: self.version,
             flags: 0,
             root: wire_u32(HEADER_SIZE),
             size: wire_u32(N),
         }
-        .write(&mut msg);
+        .write(&mut msg.0);
         fill(&mut msg);
         self.buf.clear();
         self.deferred.clear();
         self.scratch.clear();
         self.base = 0;
         self.root = wire_u32(HEADER_SIZE);
-        self.buf.extend_from_slice(&msg);
+        self.buf.extend_from_slice(&msg.0);
         &self.buf
     }
 
@@ -711,5 +714,36 @@ impl ListBuilder<'_> {
             offset: self.b.rel(self.start),
             count: self.count,
         }
+    }
+}
+
+/// The message [`Builder::encode_inline`] fills: `N` bytes, the 16-byte header first and
+/// the root object's fixed section after it. Offsets are the object's, as a schema gives
+/// them; a field past the object's end panics (generated code only writes its layout).
+pub struct InlineObject<const N: usize>([u8; N]);
+
+impl<const N: usize> InlineObject<N> {
+    /// Set the scalar at the object's byte `offset`.
+    #[inline(always)]
+    pub fn set<T: Scalar>(&mut self, offset: usize, v: T) {
+        v.write_at(&mut self.0, HEADER_SIZE + offset);
+    }
+
+    /// Set the `bytes_fixed` field at the object's byte `offset`.
+    #[inline(always)]
+    pub fn set_bytes_fixed<const K: usize>(&mut self, offset: usize, v: &[u8; K]) {
+        let at = HEADER_SIZE + offset;
+        self.0[at..at + K].copy_from_slice(v);
+    }
+
+    /// The whole message, header included.
+    pub fn as_bytes(&self) -> &[u8; N] {
+        &self.0
+    }
+}
+
+impl<const N: usize> core::fmt::Debug for InlineObject<N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("InlineObject").field("len", &N).finish()
     }
 }

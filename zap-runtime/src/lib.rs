@@ -149,6 +149,7 @@ pub mod cap;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
+mod companions;
 pub mod copies;
 mod enums;
 mod error;
@@ -191,7 +192,7 @@ pub use app_error::{AppCode, AppError};
 #[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub use budget::{BufferBudget, DEFAULT_BUFFER_BUDGET};
-pub use builder::{Builder, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
+pub use builder::{Builder, InlineObject, ListBuilder, ListRef, ObjectBuilder, PointerListRef};
 /// The shared byte buffer owned messages and frames are made of (from the `bytes` crate).
 pub use bytes::Bytes;
 pub use enums::ZapEnum;
@@ -202,7 +203,7 @@ pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, Strid
 pub use scalar::Scalar;
 pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
 pub use transport::{ClientError, Transport};
-pub use zap_struct::{DecodeBudget, Offset, PointerStructs, Structs, ZapStruct};
+pub use zap_struct::{DecodeBudget, Offset, PointerStructs, StructReader, Structs, ZapStruct};
 
 /// What generated code (zapc's output and `#[derive(Zap)]`'s expansion) calls and users
 /// do not: the crates it names without a dependency of the user's own, the list writers
@@ -215,6 +216,7 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
 
+    pub use crate::__struct_companions as struct_companions;
     pub use crate::service::{ParamsToWire, ResultToJson};
     pub use crate::zap_struct::{
         struct_list, write_fixed_list, write_framed_list, write_pointer_list, write_scalar_list,

@@ -129,7 +129,11 @@ struct Inner {
     calls: CallTable,
     errors: Family<ErrorLabels, Counter>,
     servers: Arc<Mutex<Vec<(&'static str, ServerStats)>>>,
+    counters: Arc<Mutex<Vec<Extra>>>,
 }
+
+/// A counter kept elsewhere, read at scrape time ([`Metrics::register_counter`]).
+type Extra = (&'static str, &'static str, Arc<AtomicU64>);
 
 impl Default for Metrics {
     fn default() -> Self {
@@ -159,12 +163,15 @@ impl Metrics {
         );
         let servers = Arc::new(Mutex::new(Vec::new()));
         registry.register_collector(Box::new(Servers(servers.clone())));
+        let counters = Arc::new(Mutex::new(Vec::new()));
+        registry.register_collector(Box::new(Counters(counters.clone())));
         Metrics(Arc::new(Inner {
             registry,
             clock: quanta::Clock::new(),
             calls,
             errors,
             servers,
+            counters,
         }))
     }
 
@@ -172,6 +179,18 @@ impl Metrics {
     /// `server="name"`.
     pub fn register_server(&self, name: &'static str, stats: ServerStats) {
         lock(&self.0.servers).push((name, stats));
+    }
+
+    /// Report a counter another part of the process keeps (for example
+    /// `cap::Policy::signature_checks`) as `name` (`_total` is added) with `help`, read
+    /// when scraped. Registering a name twice reports it twice: register once.
+    pub fn register_counter(
+        &self,
+        name: &'static str,
+        help: &'static str,
+        counter: Arc<AtomicU64>,
+    ) {
+        lock(&self.0.counters).push((name, help, counter));
     }
 
     /// Everything, in the Prometheus text exposition format 0.0.4.
@@ -317,6 +336,24 @@ impl Calls {
                 let labels = [labels[0], labels[1], labels[2], ("direction", direction)];
                 ConstCounter::new(*n).encode(messages.encode_family(&labels)?)?;
             }
+        }
+        Ok(())
+    }
+}
+
+/// The counters of [`Metrics::register_counter`].
+#[derive(Debug)]
+struct Counters(Arc<Mutex<Vec<Extra>>>);
+
+impl Collector for Counters {
+    fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
+        let readings: Vec<_> = lock(&self.0)
+            .iter()
+            .map(|(name, help, n)| (*name, *help, n.load(Ordering::Relaxed)))
+            .collect();
+        for (name, help, n) in readings {
+            let counter = encoder.encode_descriptor(name, help, None, MetricType::Counter)?;
+            ConstCounter::new(n).encode(counter)?;
         }
         Ok(())
     }

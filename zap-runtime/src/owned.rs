@@ -9,7 +9,7 @@
 //! root offset that check already validated.
 //!
 //! ```
-//! use zap_runtime::{Builder, Bytes, Message, Object, Owned, ObjectBuilder, ZapStruct};
+//! use zap_runtime::{Builder, Bytes, DecodeBudget, Message, Object, Owned, ObjectBuilder, ZapStruct};
 //! # #[derive(Debug, PartialEq)]
 //! # struct Note { id: u64 }
 //! # impl ZapStruct for Note {
@@ -18,8 +18,7 @@
 //! #     const JSON_FIELDS: &'static [&'static str] = &["id"];
 //! #     const INLINE: bool = true;
 //! #     type Reader<'a> = Object<'a>;
-//! #     fn reader(obj: Object<'_>) -> Object<'_> { obj }
-//! #     fn from_reader(r: Object<'_>) -> Self { Note { id: r.u64(0) } }
+//! #     fn from_reader_in(r: Object<'_>, _: &mut DecodeBudget) -> Self { Note { id: r.u64(0) } }
 //! #     fn write_fields(&self, obj: &mut ObjectBuilder<'_>) { obj.set_u64(0, self.id) }
 //! # }
 //! let wire: Bytes = Note { id: 7 }.to_bytes()?.into();
@@ -182,7 +181,7 @@ impl<T> From<Owned<T>> for Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ObjectBuilder;
+    use crate::{DecodeBudget, ObjectBuilder};
 
     #[derive(Debug, PartialEq)]
     struct Pair {
@@ -196,10 +195,7 @@ mod tests {
         const JSON_FIELDS: &'static [&'static str] = &["id", "name"];
         const INLINE: bool = false;
         type Reader<'a> = Object<'a>;
-        fn reader(obj: Object<'_>) -> Object<'_> {
-            obj
-        }
-        fn from_reader(r: Object<'_>) -> Self {
+        fn from_reader_in(r: Object<'_>, _: &mut DecodeBudget) -> Self {
             Pair {
                 id: r.u64(0),
                 name: r.text(8).to_owned(),

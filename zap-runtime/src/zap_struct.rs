@@ -27,20 +27,22 @@ pub trait ZapStruct: Sized {
     /// True when every field is a scalar or `bytes_fixed`: a `list<Self>` is strided.
     const INLINE: bool;
     /// The zero-copy reader.
-    type Reader<'a>: Copy;
+    type Reader<'a>: StructReader<'a>;
 
     /// View an object as this struct.
-    fn reader(obj: Object<'_>) -> Self::Reader<'_>;
-    /// Copy everything the reader sees into an owned value, within a [`DecodeBudget`]
-    /// sized for the reader's message (generated code builds it).
-    fn from_reader(reader: Self::Reader<'_>) -> Self;
-    /// Copy everything the reader sees into an owned value, decoding nested structs
-    /// through `budget` (see [`DecodeBudget::child`]). Generated code implements both
-    /// methods; a hand-written struct without nested structs can keep this default.
-    fn from_reader_in(reader: Self::Reader<'_>, budget: &mut DecodeBudget) -> Self {
-        let _ = budget;
-        Self::from_reader(reader)
+    #[inline]
+    fn reader(obj: Object<'_>) -> Self::Reader<'_> {
+        StructReader::from_object(obj)
     }
+    /// Copy everything the reader sees into an owned value, within a [`DecodeBudget`]
+    /// sized for the reader's message.
+    fn from_reader(reader: Self::Reader<'_>) -> Self {
+        let mut budget = DecodeBudget::for_message(reader.as_object().message_bytes().len());
+        Self::from_reader_in(reader, &mut budget)
+    }
+    /// Copy everything the reader sees into an owned value, decoding nested structs
+    /// through `budget` (see [`DecodeBudget::child`]): what an implementation writes.
+    fn from_reader_in(reader: Self::Reader<'_>, budget: &mut DecodeBudget) -> Self;
     /// Set every field on an open object, in declaration order (so flat messages are
     /// byte-identical to the other runtimes).
     fn write_fields(&self, obj: &mut ObjectBuilder<'_>);
@@ -76,6 +78,34 @@ pub trait ZapStruct: Sized {
     fn decode(buf: &[u8]) -> Result<Self, ParseError> {
         let msg = Message::parse(buf)?;
         Ok(Self::from_reader(Self::reader(msg.root())))
+    }
+}
+
+/// A typed zero-copy view of one object: what every generated `<Struct>Reader` is, and
+/// what [`ZapStruct::Reader`] must be. [`Object`] itself is one (a view with no types).
+///
+/// Generated readers also have these methods as inherent methods, so they need no
+/// import; the trait is for code generic over structs.
+pub trait StructReader<'a>: Copy {
+    /// View an object (a message root, a pointer's target or a list element) as this
+    /// struct. Never fails: a short object reads its missing fields as zero.
+    fn from_object(obj: Object<'a>) -> Self;
+    /// The underlying object view.
+    fn as_object(&self) -> Object<'a>;
+    /// Parse a complete message (checking its header) and view its root.
+    fn parse(buf: &'a [u8]) -> Result<Self, ParseError> {
+        Message::parse(buf).map(|m| Self::from_object(m.root()))
+    }
+}
+
+impl<'a> StructReader<'a> for Object<'a> {
+    #[inline]
+    fn from_object(obj: Object<'a>) -> Self {
+        obj
+    }
+    #[inline]
+    fn as_object(&self) -> Object<'a> {
+        *self
     }
 }
 

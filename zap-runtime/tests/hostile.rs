@@ -31,8 +31,8 @@ use serde_json::Value;
 use zap_runtime::frame::{encode_frame, Direction, FrameDecoder, FRAME_HEADER};
 use zap_runtime::rpc::{Request, Response, Status};
 use zap_runtime::{
-    Builder, Bytes, FrameError, List, Message, Object, ObjectBuilder, Owned, Scalar, ZapStruct,
-    HEADER_SIZE,
+    Builder, Bytes, DecodeBudget, FrameError, List, Message, Object, ObjectBuilder, Owned, Scalar,
+    ZapStruct, HEADER_SIZE,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -910,10 +910,7 @@ impl ZapStruct for Raw {
     const JSON_FIELDS: &'static [&'static str] = &[];
     const INLINE: bool = false;
     type Reader<'a> = Object<'a>;
-    fn reader(obj: Object<'_>) -> Object<'_> {
-        obj
-    }
-    fn from_reader(_: Object<'_>) -> Self {
+    fn from_reader_in(_: Object<'_>, _: &mut DecodeBudget) -> Self {
         Raw
     }
     fn write_fields(&self, _: &mut ObjectBuilder<'_>) {}

@@ -167,6 +167,15 @@ fn carrying(code: &str, attr: &str) -> Vec<String> {
                 visit_fns(t.ident.to_string(), entries);
             }
             syn::Item::Impl(i) => impl_items(i, "", &mut visit_fns),
+            // The reader and builder types, declared by the runtime's macro with the
+            // attributes given to it.
+            syn::Item::Macro(m)
+                if m.mac.path.segments.last().unwrap().ident == "struct_companions" =>
+            {
+                let (attrs, reader, builder) = companions_of(&m.mac);
+                visit_fns(reader, vec![(String::new(), &attrs[..])]);
+                visit_fns(builder, vec![(String::new(), &attrs[..])]);
+            }
             syn::Item::Const(c) => {
                 let entries = vec![(String::new(), &c.attrs[..])];
                 visit_fns("const _".to_owned(), entries);
@@ -182,6 +191,32 @@ fn carrying(code: &str, attr: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The attributes, reader and builder names of a `struct_companions!` invocation:
+/// `#[attrs] vis struct Owner as "Name" { reader: R, builder: B, bounds: { .. }, }`.
+fn companions_of(mac: &syn::Macro) -> (Vec<syn::Attribute>, String, String) {
+    let parse = |input: syn::parse::ParseStream<'_>| {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        input.parse::<syn::Visibility>()?;
+        input.parse::<syn::Token![struct]>()?;
+        input.parse::<syn::Ident>()?;
+        input.parse::<syn::Token![as]>()?;
+        input.parse::<syn::LitStr>()?;
+        let body;
+        syn::braced!(body in input);
+        let mut names = Vec::new();
+        for key in ["reader", "builder"] {
+            let k: syn::Ident = body.parse()?;
+            assert_eq!(k, key);
+            body.parse::<syn::Token![:]>()?;
+            names.push(body.parse::<syn::Ident>()?.to_string());
+            body.parse::<syn::Token![,]>()?;
+        }
+        body.parse::<proc_macro2::TokenStream>()?;
+        Ok((attrs, names.remove(0), names.remove(0)))
+    };
+    syn::parse::Parser::parse2(parse, mac.tokens.clone()).expect("struct_companions! arguments")
 }
 
 /// Named things with their attributes (an item's own under the empty name).

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use zap_runtime::cap::{parse_trust_file, Policy};
-use zap_runtime::{Authorizer, Service};
+use zap_runtime::Service;
 
 use crate::eth::EthService;
 use crate::LedgerEth;
@@ -11,7 +11,7 @@ use crate::LedgerEth;
 /// Build the policy: the trusted issuers of `trust_file` (one per line,
 /// `ed25519|mldsa65|secp256k1 <public key hex>`, `#` comments), the 32-byte `target`
 /// (64 hex digits), and the permission bits each method of `eth.zap` `requires`.
-pub fn load_policy(trust_file: &Path, target: &str) -> Result<Authorizer, String> {
+pub fn load_policy(trust_file: &Path, target: &str) -> Result<Policy, String> {
     let text = std::fs::read_to_string(trust_file)
         .map_err(|e| format!("cannot read --cap-trust {}: {e}", trust_file.display()))?;
     let issuers = parse_trust_file(&text)
@@ -27,7 +27,7 @@ pub fn load_policy(trust_file: &Path, target: &str) -> Result<Authorizer, String
         .trust_all(issuers)
         .methods(<EthService<LedgerEth> as Service>::METHODS)
         .build();
-    Ok(Authorizer::new(policy))
+    Ok(policy)
 }
 
 /// A target id: exactly 64 hex digits, no `0x`.

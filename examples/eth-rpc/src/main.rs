@@ -9,8 +9,10 @@ use clap::Parser;
 use eth_rpc::{Config, Servers};
 use zap_runtime::http::AllowedHosts;
 use zap_runtime::json::to_hex;
+use zap_runtime::metrics::Metrics;
 use zap_runtime::shutdown::Shutdown;
 use zap_runtime::tls::{ServerTls, TlsError};
+use zap_runtime::Authorizer;
 
 /// What `--help` shows after the options.
 const AFTER_HELP: &str = "\
@@ -214,6 +216,17 @@ async fn run(args: Args) -> std::io::Result<()> {
     if let (Some(trust), Some(target)) = (&args.cap_trust, &args.cap_target) {
         let policy = eth_rpc::load_policy(trust, target).map_err(std::io::Error::other)?;
         tracing::info!("capabilities required on every call ({policy:?})");
+        config
+            .http
+            .metrics
+            .get_or_insert_with(Metrics::new)
+            .register_counter(
+                "zap_cap_signature_checks",
+                "Capability signatures checked (public-key operations; cached and \
+                 remembered-refused capabilities cost none)",
+                policy.signature_checks(),
+            );
+        let policy = Authorizer::new(policy);
         config.zap.authorize = Some(policy.clone());
         config.http.authorize = Some(policy);
     }

@@ -1,6 +1,9 @@
 //! The server side: which issuers are trusted, which target this server is, which bits
 //! each method needs, and the check a request's `Cap` field must pass.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
 use super::cache::{Cache, Entry, MAX_IDS};
 use super::chain::Presented;
 use super::error::{CapError, Refusal};
@@ -83,6 +86,8 @@ pub struct Policy {
     clock_skew: u64,
     cache: Option<Cache>,
     refused: Option<Refused>,
+    /// Signatures checked, each a public-key operation: the cost a forger can impose.
+    signature_checks: Arc<AtomicU64>,
 }
 
 /// Shows what the policy accepts (target, issuer count, method table), not its cache.
@@ -197,10 +202,19 @@ impl Policy {
                 clock_skew: DEFAULT_CLOCK_SKEW,
                 cache: None,
                 refused: None,
+                signature_checks: Arc::default(),
             },
             cache_capacity: DEFAULT_CACHE_CAPACITY,
             refusal_memory: DEFAULT_REFUSAL_MEMORY,
         }
+    }
+
+    /// The number of signatures this policy has checked (each a public-key operation,
+    /// made only for a capability neither cached nor remembered as refused), live: for
+    /// a metric such as `zap_cap_signature_checks_total` (see
+    /// `metrics::Metrics::register_counter`, features `server` or `http`).
+    pub fn signature_checks(&self) -> Arc<AtomicU64> {
+        self.signature_checks.clone()
     }
 
     /// The target id this server accepts.
@@ -457,6 +471,7 @@ impl Policy {
         }
         let (root, _) = links.pop().ok_or(Refusal::Missing)?;
         let root_key = self.trusted(root.issuer()).ok_or(Refusal::UnknownIssuer)?;
+        self.signature_checks.fetch_add(1, Ordering::Relaxed);
         root_key.verify(&root.canonical_bytes(), root.signature())?;
         // Revocation is asked in `recheck`, after this, on hits and misses alike.
         for &(cap, key_bytes) in links.iter().rev() {
@@ -469,6 +484,7 @@ impl Policy {
                     "a link's issuer key does not hash to its Issuer",
                 ));
             }
+            self.signature_checks.fetch_add(1, Ordering::Relaxed);
             key.verify(&cap.canonical_bytes(), cap.signature())?;
         }
         for cap in links.iter().map(|&(cap, _)| cap).chain([root]) {

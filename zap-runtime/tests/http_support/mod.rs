@@ -17,7 +17,9 @@ use tokio::task::JoinHandle;
 use zap_runtime::http::{CancellationToken, HttpConfig, HttpServer, ServerStats};
 use zap_runtime::rpc::Status;
 use zap_runtime::ZapStruct;
-use zap_runtime::{json, Builder, CallError, MethodInfo, Object, ObjectBuilder, Reply, Service};
+use zap_runtime::{
+    json, Builder, CallError, DecodeBudget, MethodInfo, Object, ObjectBuilder, Reply, Service,
+};
 
 /// Request of `calc_add`: two numbers.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -35,10 +37,7 @@ impl ZapStruct for Pair {
     const JSON_FIELDS: &'static [&'static str] = &["a", "b"];
     const INLINE: bool = true;
     type Reader<'a> = Object<'a>;
-    fn reader(obj: Object<'_>) -> Object<'_> {
-        obj
-    }
-    fn from_reader(r: Object<'_>) -> Self {
+    fn from_reader_in(r: Object<'_>, _: &mut DecodeBudget) -> Self {
         Pair {
             a: r.u64(0),
             b: r.u64(8),
@@ -65,10 +64,7 @@ impl ZapStruct for Number {
     const JSON_FIELDS: &'static [&'static str] = &["value"];
     const INLINE: bool = true;
     type Reader<'a> = Object<'a>;
-    fn reader(obj: Object<'_>) -> Object<'_> {
-        obj
-    }
-    fn from_reader(r: Object<'_>) -> Self {
+    fn from_reader_in(r: Object<'_>, _: &mut DecodeBudget) -> Self {
         Number { value: r.u64(0) }
     }
     fn write_fields(&self, obj: &mut ObjectBuilder<'_>) {
@@ -95,10 +91,7 @@ impl ZapStruct for Unserializable {
     const JSON_FIELDS: &'static [&'static str] = &[];
     const INLINE: bool = true;
     type Reader<'a> = Object<'a>;
-    fn reader(obj: Object<'_>) -> Object<'_> {
-        obj
-    }
-    fn from_reader(_: Object<'_>) -> Self {
+    fn from_reader_in(_: Object<'_>, _: &mut DecodeBudget) -> Self {
         Unserializable
     }
     fn write_fields(&self, _: &mut ObjectBuilder<'_>) {}

@@ -185,7 +185,8 @@ impl<'a> FieldGen<'a> {
         }
     }
 
-    /// `#[serde(rename = "key", with = "<rt>::json::adapter")]`.
+    /// `#[serde(rename = "key", with = "<rt>::json::adapter")]`, without the parts
+    /// serde needs no word for.
     pub fn json_attrs(&self) -> TokenStream {
         let key = self.field.json_key();
         let json = &self.field.json;
@@ -196,18 +197,22 @@ impl<'a> FieldGen<'a> {
             _ => self.kind.json_with(),
         };
         let rt = runtime_string(self.rt);
+        // serde names a field by its identifier: say the key only where it differs.
+        let ident = syn::ext::IdentExt::unraw(&self.ident).to_string();
+        let rename = (key != ident).then(|| quote!(rename = #key,));
         match adapter {
             // Absent from JSON, a block is Ethereum's default block, `latest`.
             Some(adapter) if json.block_tags => {
                 let with = format!("{rt}::json::{adapter}");
                 let default = format!("{rt}::json::block_tag::latest");
-                quote!(#[serde(rename = #key, with = #with, default = #default)])
+                quote!(#[serde(#rename with = #with, default = #default)])
             }
             Some(adapter) => {
                 let with = format!("{rt}::json::{adapter}");
-                quote!(#[serde(rename = #key, with = #with)])
+                quote!(#[serde(#rename with = #with)])
             }
-            None => quote!(#[serde(rename = #key)]),
+            None if rename.is_some() => quote!(#[serde(rename = #key)]),
+            None => TokenStream::new(),
         }
     }
 
@@ -318,17 +323,13 @@ impl<'a> FieldGen<'a> {
         }
     }
 
-    /// The statement writing this (inline) field into the one-copy encode's array `m`,
-    /// whose message header takes the first `HEADER_SIZE` bytes.
+    /// The statement setting this (inline) field on the one-copy encode's
+    /// `InlineObject` `m`.
     pub fn inline_write(&self) -> TokenStream {
-        let (ident, off, rt) = (&self.ident, &self.offset, self.rt);
-        let at = quote!(#rt::HEADER_SIZE + #off);
+        let (ident, off) = (&self.ident, &self.offset);
         match &self.kind {
-            Kind::Scalar { ty, .. } => quote!(<#ty as #rt::Scalar>::write_at(self.#ident, m, #at);),
-            Kind::Fixed(_) => quote! {
-                let at = #at;
-                m[at..at + self.#ident.len()].copy_from_slice(&self.#ident);
-            },
+            Kind::Scalar { ty, .. } => quote!(m.set::<#ty>(#off, self.#ident);),
+            Kind::Fixed(_) => quote!(m.set_bytes_fixed(#off, &self.#ident);),
             // Not inline: a struct with such a field has no one-copy encode.
             _ => TokenStream::new(),
         }

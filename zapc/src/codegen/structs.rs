@@ -325,32 +325,35 @@ fn companions(
         TokenStream::new()
     };
     let size_doc = format!(" Size of `{schema_name}`'s fixed section in bytes.");
-    let reader_doc =
-        format!(" Zero-copy reader of `{schema_name}`: every getter is a bounds check and a load.");
-    let builder_doc = format!(
-        " Builds a `{schema_name}` in place: setters in field order give the canonical bytes."
-    );
     let reader_name = reader.to_string();
-    let builder_name = builder.to_string();
-    let (obj_param, r_param) = if fields.is_empty() {
-        (quote!(_obj), quote!(_r))
+    let r_param = if fields.is_empty() {
+        quote!(_r)
     } else {
-        (quote!(obj), quote!(r))
+        quote!(r)
+    };
+    let obj_param = if fields.is_empty() {
+        quote!(_obj)
+    } else {
+        quote!(obj)
+    };
+    let bounds_list = match bounds.is_empty() {
+        true => TokenStream::new(),
+        false => {
+            // `where A: X, B: Y` → `A: X, B: Y,` for the macro's `where` clauses.
+            let predicates: TokenStream = bounds.clone().into_iter().skip(1).collect();
+            quote!(#predicates,)
+        }
     };
 
     let deprecated = super::evolution::deprecated_attr(s.deprecated);
     quote! {
-        #[doc = #reader_doc]
-        #deprecated
-        #[derive(::core::clone::Clone, ::core::marker::Copy)]
-        #vis struct #reader<'a> {
-            obj: #rt::Object<'a>,
-        }
-
-        #[doc = #builder_doc]
-        #deprecated
-        #vis struct #builder<'b> {
-            obj: #rt::ObjectBuilder<'b>,
+        #rt::__private::struct_companions! {
+            #deprecated
+            #vis struct #owner as #schema_name {
+                reader: #reader,
+                builder: #builder,
+                bounds: { #bounds_list },
+            }
         }
 
         const _: () = {
@@ -361,27 +364,6 @@ fn companions(
             }
 
             impl<'a> #reader<'a> #bounds {
-                /// View an object (e.g. a message root or a list element) as this struct.
-                #[inline]
-                pub fn from_object(obj: #rt::Object<'a>) -> Self {
-                    Self { obj }
-                }
-
-                /// Parse a complete message and view its root.
-                pub fn parse(buf: &'a [u8]) -> ::core::result::Result<Self, #rt::ParseError> {
-                    #rt::Message::parse(buf).map(|m| Self::from_object(m.root()))
-                }
-
-                /// The underlying object view.
-                pub fn as_object(&self) -> #rt::Object<'a> {
-                    self.obj
-                }
-
-                /// Copy every field into the owned type.
-                pub fn to_value(&self) -> #owner {
-                    <#owner as #rt::ZapStruct>::from_reader(*self)
-                }
-
                 #(#getters)*
             }
 
@@ -393,40 +375,8 @@ fn companions(
             }
 
             impl<'b> #builder<'b> #bounds {
-                /// Start the object on `b` (as the root, finish with
-                /// [`Self::finish_message`]; as a child, with [`Self::finish`]).
-                pub fn new(b: &'b mut #rt::Builder) -> Self {
-                    Self { obj: b.start_object(#owner::SIZE) }
-                }
-
-                /// The runtime builder, to build children while this object is open.
-                pub fn builder(&mut self) -> &mut #rt::Builder {
-                    self.obj.builder()
-                }
-
                 #(#setters)*
-
-                /// Finish as a child object; returns its position for the parent's pointer.
-                #[must_use = "a child object is reachable only once a parent points at it"]
-                pub fn finish(self) -> #rt::Offset<#owner> {
-                    #rt::Offset::new(self.obj.finish())
-                }
-
-                /// Finish as the root object and finish the message; returns its bytes,
-                /// or why the message cannot be written (over the builder's limit).
-                pub fn finish_message(self) -> ::core::result::Result<&'b [u8], #rt::BuildError> {
-                    self.obj.finish_message()
-                }
             }
-
-            /// Where the object is in the message being built, not the bytes.
-            impl ::core::fmt::Debug for #builder<'_> {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.debug_struct(#builder_name).field("object", &self.obj).finish()
-                }
-            }
-
-            impl #rt::__private::NestedStruct for #owner {}
 
             impl #rt::ZapStruct for #owner #bounds {
                 const NAME: &'static str = #schema_name;
@@ -435,17 +385,7 @@ fn companions(
                 const INLINE: bool = #inline;
                 type Reader<'a> = #reader<'a>;
 
-                #[inline]
-                fn reader(obj: #rt::Object<'_>) -> #reader<'_> {
-                    #reader::from_object(obj)
-                }
-
-                fn from_reader(r: #reader<'_>) -> Self {
-                    let mut budget = #rt::DecodeBudget::for_message(r.as_object().message_bytes().len());
-                    Self::from_reader_in(r, &mut budget)
-                }
-
-                fn from_reader_in(#r_param: #reader<'_>, __budget: &mut #rt::DecodeBudget) -> Self {
+                fn from_reader_in(#r_param: Self::Reader<'_>, __budget: &mut #rt::DecodeBudget) -> Self {
                     Self {
                         #(#from_reader)*
                         #(#skipped)*
@@ -480,7 +420,7 @@ fn inline_encode(owner: &Ident, fields: &[FieldGen<'_>], rt: &syn::Path) -> Toke
             b: &'b mut #rt::Builder,
         ) -> ::core::result::Result<&'b [u8], #rt::BuildError> {
             const LEN: usize = #rt::HEADER_SIZE + #owner::SIZE;
-            ::core::result::Result::Ok(b.encode_inline(|#m: &mut [u8; LEN]| { #(#writes)* }))
+            ::core::result::Result::Ok(b.encode_inline(|#m: &mut #rt::InlineObject<LEN>| { #(#writes)* }))
         }
     }
 }
