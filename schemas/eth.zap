@@ -85,5 +85,5 @@ interface Eth {
     clientVersion() returns (VersionResponse) json(name = "web3_clientVersion", result = Version)
     # The head of the chain now, then each new head as the chain advances (a server
     # stream; `eth-rpc --block-time` sets how often).
-    newHeads(HeadsRequest) returns stream BlockHeader
+    newHeads(HeadsRequest) returns stream BlockHeader json(subscription = "newHeads")
 }

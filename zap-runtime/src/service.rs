@@ -152,8 +152,12 @@ pub struct MethodInfo {
     /// builder as a complete message.
     pub params_to_wire: ParamsToWire,
     /// The response body to its JSON (the whole object, or the
-    /// [`result_field`](Self::result_field)), appended to the buffer.
+    /// [`result_field`](Self::result_field)), appended to the buffer. For a stream
+    /// method, one message the server sends.
     pub result_to_json: ResultToJson,
+    /// `json(subscription = "newHeads")`: a server stream JSON-RPC clients open as this
+    /// subscription (`eth_subscribe` over WebSocket); `None` for every other method.
+    pub subscription: Option<&'static str>,
 }
 
 /// [`MethodInfo::params_to_wire`]: raw params, the positional keys, the builder to

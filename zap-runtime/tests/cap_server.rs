@@ -45,6 +45,7 @@ const fn method(ordinal: u32, permissions: u64, json_name: &'static str) -> Meth
         result_field: None,
         params_to_wire: zjson::no_params,
         result_to_json: zjson::no_result,
+        subscription: None,
     }
 }
 

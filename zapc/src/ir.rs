@@ -409,6 +409,9 @@ pub struct MethodJson {
     /// `result = F`: the JSON result is field `F` of the response (schema name), alone,
     /// instead of the whole response object.
     pub result_field: Option<String>,
+    /// `subscription = "newHeads"`: a server stream that JSON-RPC clients reach as a
+    /// subscription of this name (`eth_subscribe("newHeads")` over WebSocket).
+    pub subscription: Option<String>,
 }
 
 /// A named struct-typed parameter or result of a method.

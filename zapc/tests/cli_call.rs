@@ -33,6 +33,7 @@ const fn stream_method(ordinal: u32, name: &'static str, streaming: Streaming) -
         result_field: None,
         params_to_wire: zap_runtime::json::no_params,
         result_to_json: zap_runtime::json::no_result,
+        subscription: None,
     }
 }
 

@@ -123,6 +123,14 @@ struct Args {
     /// rest of its batch, are answered with error -32005 (limit exceeded).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     http_max_answer: usize,
+    /// Largest JSON-RPC request body in bytes (413 past it), and largest WebSocket
+    /// message (the session is closed with 1009 past it).
+    #[arg(long, value_name = "BYTES", default_value_t = 4 << 20)]
+    http_max_body: usize,
+    /// Most live `eth_subscribe` subscriptions on one WebSocket connection; more are
+    /// answered -32005.
+    #[arg(long, value_name = "N", default_value_t = 100)]
+    ws_max_subscriptions: usize,
     /// Most ZAP/TCP connections at once; more are refused.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     zap_max_connections: usize,
@@ -237,6 +245,8 @@ async fn run(args: Args) -> std::io::Result<()> {
     config.http.header_read_timeout = seconds(args.http_header_read_timeout)?;
     config.http.cors_origins = args.http_corsdomain.clone();
     config.http.max_answer = args.http_max_answer;
+    config.http.max_body = args.http_max_body;
+    config.http.ws_max_subscriptions = args.ws_max_subscriptions;
     config.zap.max_connections = args.zap_max_connections;
     config.http.max_connections = args.http_max_connections;
     config.zap.max_connections_per_address = args.max_connections_per_address;

@@ -1,12 +1,15 @@
 //! Real Ethereum clients against the running example's JSON-RPC port: web3.py (PyPI) and
-//! ethers (npm), installed into `target/` on first use. Their answers must equal the
-//! ledger. A missing python3/pip or node/npm fails the test; nothing is skipped.
+//! ethers (npm), installed into `target/` on first use, over HTTP and over WebSocket
+//! (`newHeads` subscriptions from the real binary with `--block-time`). Their answers
+//! must equal the ledger. A missing python3/pip or node/npm fails the test; nothing is
+//! skipped.
 
 // Both installers carry their own private copy of install.rs; nothing is shared between
 // the two copies, so loading it twice is harmless.
 #[allow(clippy::duplicate_mod)]
 #[path = "../../../zap-runtime/tests/support/npm.rs"]
 mod npm;
+mod process;
 #[allow(clippy::duplicate_mod)]
 #[path = "../../../zap-runtime/tests/support/python.rs"]
 mod python;
@@ -134,4 +137,71 @@ async fn ethers_reads_the_ledger() {
         "{answer}"
     );
     server.stop().await;
+}
+
+/// Two heads in a row, each one block after the one before: what a chain that advances
+/// sends a new subscriber (the head now, then each new one).
+fn assert_consecutive(heads: &Value, what: &str) {
+    let heads: Vec<u64> = heads
+        .as_array()
+        .unwrap_or_else(|| panic!("{what}: no heads"))
+        .iter()
+        .map(|h| h.as_u64().unwrap())
+        .collect();
+    assert_eq!(heads.len(), 2, "{what}: {heads:?}");
+    assert!(heads[0] >= eth_rpc::HEAD_BLOCK, "{what}: {heads:?}");
+    assert_eq!(heads[1], heads[0] + 1, "{what}: {heads:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web3_py_subscribes_to_new_heads_over_websocket() {
+    let site = tokio::task::spawn_blocking(web3_site).await.unwrap();
+    let server = process::EthRpc::start(&["--block-time", "0.3"]).await;
+    let ledger = Ledger::default();
+    let account = ledger.address(3).unwrap();
+    let url = format!("ws://{}/", server.http);
+    let mut cmd = Command::new(python::PYTHON);
+    cmd.arg(script("python/web3_ws.py"))
+        .args([url, to_hex(account)])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONNOUSERSITE", "1");
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "web3.py over WebSocket"))
+        .await
+        .unwrap();
+    assert_consecutive(&answer["heads"], "web3.py");
+    assert_eq!(
+        answer["balance"],
+        ledger.account(account).balance,
+        "{answer}"
+    );
+    assert_eq!(answer["chain_id"], eth_rpc::CHAIN_ID, "{answer}");
+    assert_eq!(answer["unsubscribed"], true, "{answer}");
+    assert!(
+        answer["subscription"].as_str().unwrap().starts_with("0x"),
+        "{answer}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ethers_watches_blocks_over_websocket() {
+    let node = tokio::task::spawn_blocking(|| {
+        npm::install("ethers-6.17.0", &[ETHERS], "The Ethereum client tests")
+    })
+    .await
+    .unwrap();
+    let server = process::EthRpc::start(&["--block-time", "0.3"]).await;
+    let ledger = Ledger::default();
+    let address = ledger.address(4).unwrap();
+    let url = format!("ws://{}/", server.http);
+    let mut cmd = node.command(&script("node/ethers_ws.mjs"), &[&url, &to_hex(address)]);
+    cmd.stderr(Stdio::piped());
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "ethers over WebSocket"))
+        .await
+        .unwrap();
+    assert_consecutive(&answer["blocks"], "ethers");
+    assert_eq!(
+        answer["balance"],
+        ledger.account(address).balance.to_string(),
+        "{answer}"
+    );
 }

@@ -85,6 +85,7 @@ mod explorer;
 mod routes;
 mod server;
 mod stall;
+mod ws;
 
 use std::time::Duration;
 
@@ -188,6 +189,17 @@ pub struct HttpConfig {
     /// `Access-Control-Allow-Origin`. `*` allows every origin. Default: none, so no page
     /// of another origin can read an answer.
     pub cors_origins: Vec<String>,
+    /// Accept WebSocket upgrades on the JSON-RPC paths (default true): JSON-RPC over
+    /// text frames, with subscriptions (`eth_subscribe`).
+    pub websocket: bool,
+    /// Most live subscriptions on one WebSocket connection (default 100); more are
+    /// refused with -32005.
+    pub ws_max_subscriptions: usize,
+    /// How often a WebSocket session pings its client (default 30 s).
+    pub ws_ping_interval: Duration,
+    /// A WebSocket session from which nothing has arrived, not even a pong, for this
+    /// long is closed (default 90 s).
+    pub ws_idle_timeout: Duration,
 }
 
 impl HttpConfig {
@@ -223,6 +235,10 @@ impl Default for HttpConfig {
             routes: Routes::All,
             allowed_hosts: AllowedHosts::default(),
             cors_origins: Vec::new(),
+            websocket: true,
+            ws_max_subscriptions: 100,
+            ws_ping_interval: Duration::from_secs(30),
+            ws_idle_timeout: Duration::from_secs(90),
         }
     }
 }

@@ -10,12 +10,14 @@ use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 
 use super::browser;
+use super::ws::{self, SessionSlot};
 use super::{HttpConfig, Routes};
 use crate::budget::Held;
 use crate::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;
+use tokio_util::sync::CancellationToken;
 
 /// What every connection of one server shares.
 pub(super) struct Shared<S> {
@@ -24,10 +26,16 @@ pub(super) struct Shared<S> {
     pub config: HttpConfig,
 }
 
-type Reply = Response<Full<Bytes>>;
+pub(super) type Reply = Response<Full<Bytes>>;
 
-/// Route one request.
-pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
+/// Route one request. A WebSocket upgrade leaves its session in `session`, for the
+/// connection to run once the 101 is sent; `shutdown` closes the session.
+pub(super) async fn route<S: Service>(
+    shared: &Shared<S>,
+    req: Request<Incoming>,
+    session: &SessionSlot,
+    shutdown: &CancellationToken,
+) -> Reply {
     if !shared.config.allowed_hosts.allows(req.headers()) {
         let host = req
             .headers()
@@ -63,6 +71,13 @@ pub(super) async fn route<S: Service>(shared: &Shared<S>, req: Request<Incoming>
             reply
         }
         ("/rpc" | "/", &Method::OPTIONS) => preflight(shared, &req),
+        ("/rpc" | "/", &Method::GET) if ws::is_upgrade(&req) => {
+            let cap = match &shared.config.authorize {
+                Some(_) => presented_cap(&req),
+                None => Ok(Vec::new()),
+            };
+            ws::upgrade(shared, req, cap, session, shutdown)
+        }
         ("/rpc", _) => method_not_allowed("POST"),
         ("/health", &Method::GET | &Method::HEAD) => match shared.config.readiness.is_draining() {
             false => json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}")),
@@ -343,11 +358,11 @@ fn json(status: StatusCode, body: Bytes) -> Reply {
     with_type(status, body, "application/json")
 }
 
-fn text(status: StatusCode, body: String) -> Reply {
+pub(super) fn text(status: StatusCode, body: String) -> Reply {
     with_type(status, Bytes::from(body), "text/plain; charset=utf-8")
 }
 
-fn empty(status: StatusCode) -> Reply {
+pub(super) fn empty(status: StatusCode) -> Reply {
     let mut reply = Response::new(Full::new(Bytes::new()));
     *reply.status_mut() = status;
     reply

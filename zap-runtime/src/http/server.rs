@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
 use super::stall::WriteDeadline;
+use super::ws::SessionSlot;
 use super::HttpConfig;
 use crate::accept::{Bound, Counted, Limits};
 use crate::service::Service;
@@ -136,10 +137,14 @@ async fn serve_connection<S: Service, IO>(
     let header_read_timeout = shared.config.header_read_timeout;
     let stream = WriteDeadline::new(stream, shared.config.write_stall_timeout);
     let pipeline_flush = shared.config.pipeline_flush;
-    let service = service_fn(move |req| {
-        let shared = shared.clone();
-        async move { Ok::<_, Infallible>(route(&shared, req).await) }
-    });
+    let session: SessionSlot = Arc::default();
+    let service = {
+        let (session, shutdown) = (session.clone(), shutdown.clone());
+        service_fn(move |req| {
+            let (shared, session, shutdown) = (shared.clone(), session.clone(), shutdown.clone());
+            async move { Ok::<_, Infallible>(route(&shared, req, &session, &shutdown).await) }
+        })
+    };
     let connection = http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(header_read_timeout)
@@ -147,7 +152,8 @@ async fn serve_connection<S: Service, IO>(
         // Opt-in (see `HttpConfig::pipeline_flush`): answers to pipelined requests wait
         // for one flush instead of each taking its own write.
         .pipeline_flush(pipeline_flush)
-        .serve_connection(TokioIo::new(stream), service);
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades();
     tokio::pin!(connection);
     let result = tokio::select! {
         result = connection.as_mut() => result,
@@ -158,5 +164,11 @@ async fn serve_connection<S: Service, IO>(
     };
     if let Err(e) = result {
         tracing::debug!(%peer, "HTTP connection ended with an error: {e}");
+    }
+    // Upgraded to a WebSocket: the session is this connection now (it closes itself on
+    // shutdown).
+    let session = session.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(session) = session {
+        session.await;
     }
 }

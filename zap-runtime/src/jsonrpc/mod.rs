@@ -14,6 +14,11 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 mod batch;
+mod subscribe;
+
+pub use subscribe::{
+    notification, subscription_id, Subscriptions, NOTIFICATION, SUBSCRIBE, UNSUBSCRIBE,
+};
 
 use crate::call::{self, Admit, Admitted, NoPipeline, Outcome, Payload};
 use crate::json::{CowStr, ParamsError, ResultError};
@@ -227,6 +232,21 @@ pub async fn handle_jsonrpc_as<S: Service>(
     max_answer: usize,
     caller: &Caller<'_>,
 ) -> Option<Vec<u8>> {
+    handle_jsonrpc_in(service, pool, body, max_batch, max_answer, caller, None).await
+}
+
+/// [`handle_jsonrpc_as`] on a connection that can carry notifications: `eth_subscribe`
+/// and `eth_unsubscribe` open and end subscriptions in `subs` (see [`Subscriptions`]).
+/// Without `subs` they are answered -32601, saying to connect over WebSocket.
+pub async fn handle_jsonrpc_in<S: Service>(
+    service: &S,
+    pool: &BuilderPool,
+    body: &[u8],
+    max_batch: usize,
+    max_answer: usize,
+    caller: &Caller<'_>,
+    mut subs: Option<&mut (dyn Subscriptions + '_)>,
+) -> Option<Vec<u8>> {
     let body = match std::str::from_utf8(body) {
         Ok(body) => body,
         Err(e) => {
@@ -254,7 +274,16 @@ pub async fn handle_jsonrpc_as<S: Service>(
                 if before > 1 {
                     out.push(b',');
                 }
-                if !handle_one(service, pool, call, &mut gate, &mut out).await {
+                if !handle_one(
+                    service,
+                    pool,
+                    call,
+                    &mut gate,
+                    subs.as_deref_mut(),
+                    &mut out,
+                )
+                .await
+                {
                     out.truncate(before);
                 }
             }
@@ -267,7 +296,7 @@ pub async fn handle_jsonrpc_as<S: Service>(
         Body::Single(single) => {
             let mut out = Vec::with_capacity(128);
             let mut gate = Gate::new(caller, max_answer);
-            handle_one(service, pool, single, &mut gate, &mut out)
+            handle_one(service, pool, single, &mut gate, subs, &mut out)
                 .await
                 .then_some(out)
         }
@@ -483,6 +512,7 @@ async fn handle_one<S: Service>(
     pool: &BuilderPool,
     request: &RawValue,
     gate: &mut Gate<'_, '_>,
+    subs: Option<&mut (dyn Subscriptions + '_)>,
     out: &mut Vec<u8>,
 ) -> bool {
     let call = match check(request) {
@@ -501,7 +531,12 @@ async fn handle_one<S: Service>(
         return true;
     }
     out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
-    let outcome = dispatch(service, pool, &call, gate, out).await;
+    let subscription = call.method == SUBSCRIBE || call.method == UNSUBSCRIBE;
+    let outcome = if subscription && S::METHODS.iter().any(|m| m.subscription.is_some()) {
+        subscribe::dispatch::<S>(pool, &call, gate, subs, out)
+    } else {
+        dispatch(service, pool, &call, gate, out).await
+    };
     let Some(id) = call.id else {
         if let Err(e) = &outcome {
             tracing::debug!(method = %call.method, code = e.code, "JSON-RPC notification failed: {}", e.message);

@@ -141,6 +141,7 @@ const fn method(
         result_field: None,
         params_to_wire,
         result_to_json,
+        subscription: None,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::resolve::{BuiltinType, Resolved};
 /// The options a field takes.
 const FIELD_OPTIONS: &[&str] = &["name", "quantity", "block_tags"];
 /// The options a method takes.
-const METHOD_OPTIONS: &[&str] = &["name", "params", "result"];
+const METHOD_OPTIONS: &[&str] = &["name", "params", "result", "subscription"];
 
 /// Every problem with the `json(...)` of every field and method.
 pub(super) fn json_options(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
@@ -28,8 +28,15 @@ pub(super) fn json_options(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     }
     for interface in cx.file.interfaces() {
         let mut names: HashMap<String, &Ident> = HashMap::new();
+        let mut subscriptions: HashMap<String, &Ident> = HashMap::new();
         for method in &interface.methods {
             let json = method_json(cx, method, errors);
+            if let Some(name) = json.subscription {
+                if let Some(first) = subscriptions.insert(name.clone(), &method.name) {
+                    let what = format!("are subscription `{name}`");
+                    errors.push(clash(&interface.name, &what, method, first, "subscription"));
+                }
+            }
             let rpc_name = json.name.unwrap_or_else(|| {
                 ir::default_json_rpc_name(&interface.name.text, &method.name.text)
             });
@@ -39,21 +46,38 @@ pub(super) fn json_options(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
             };
             // Methods with the same schema name are reported as duplicate methods.
             if first.text != method.name.text {
-                errors.push(
-                    Diagnostic::error(
-                        format!(
-                            "two methods of `{}` are called `{rpc_name}` in JSON-RPC",
-                            interface.name.text
-                        ),
-                        method.name.span.clone(),
-                        "this method's JSON-RPC name",
-                    )
-                    .with_secondary(first.span.clone(), "is also this method's")
-                    .with_hint("give one of them another `json(name = \"...\")`"),
-                );
+                let what = format!("are called `{rpc_name}` in JSON-RPC");
+                errors.push(clash(&interface.name, &what, method, first, "name"));
             }
         }
     }
+}
+
+/// Two methods of `interface` that take the same JSON-RPC name (`option`: `name` or
+/// `subscription`).
+fn clash(
+    interface: &Ident,
+    what: &str,
+    method: &MethodDecl,
+    first: &Ident,
+    option: &str,
+) -> Diagnostic {
+    Diagnostic::error(
+        format!("two methods of `{}` {what}", interface.text),
+        method.name.span.clone(),
+        format!(
+            "this method's {}",
+            if option == "name" {
+                "JSON-RPC name"
+            } else {
+                option
+            }
+        ),
+    )
+    .with_secondary(first.span.clone(), "is also this method's")
+    .with_hint(format!(
+        "give one of them another `json({option} = \"...\")`"
+    ))
 }
 
 /// Two fields of one struct with the same JSON key.
@@ -230,6 +254,28 @@ pub(crate) fn method_json(
                 if field_of(response, name, "result", errors) {
                     json.result_field = Some(name.text.clone());
                 }
+            }
+            "subscription" => {
+                let server_stream = method.results.first().is_some_and(|r| r.stream.is_some())
+                    && method.params.iter().all(|p| p.stream.is_none());
+                if !server_stream {
+                    errors.push(
+                        Diagnostic::error(
+                            format!(
+                                "`subscription` is set, but method `{}` is not a server stream",
+                                method.name.text
+                            ),
+                            option.span(),
+                            "only a server stream can be a subscription",
+                        )
+                        .with_hint(
+                            "a subscription sends notifications to the client: declare the \
+                             method `returns stream T`, with no `stream` parameter",
+                        ),
+                    );
+                    continue;
+                }
+                json.subscription = text_value(option, "a subscription name", errors);
             }
             _ => {}
         }

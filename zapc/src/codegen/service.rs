@@ -394,6 +394,10 @@ fn method_info(
         proc_macro2::Span::call_site(),
     );
     let streaming = format_ident!("{}", m.streaming().variant());
+    let subscription = match &m.json.subscription {
+        Some(name) => quote!(::core::option::Option::Some(#name)),
+        None => quote!(::core::option::Option::None),
+    };
     quote! {
         #rt::MethodInfo {
             ordinal: #ordinal,
@@ -407,6 +411,7 @@ fn method_info(
             result_field: #result_field,
             params_to_wire: #params_to_wire,
             result_to_json: #result_to_json,
+            subscription: #subscription,
         }
     }
 }

@@ -227,6 +227,23 @@ pub async fn calls(http: SocketAddr, transport: &str) -> u64 {
         .unwrap_or(0)
 }
 
+/// POST `body` (JSON-RPC) to `/` at `addr`; the answer's JSON.
+pub async fn post_json(addr: SocketAddr, body: &str) -> serde_json::Value {
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(body.as_bytes()).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    let (_, body) = answer.split_once("\r\n\r\n").expect("an HTTP answer");
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
+
 /// The body of `GET path` at `addr` as text, or `None`.
 pub async fn get_body(addr: SocketAddr, path: &str) -> Option<String> {
     let answer = get(addr, path).await?;
