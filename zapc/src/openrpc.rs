@@ -85,24 +85,46 @@ fn build(schema: &ir::Schema) -> Json {
                 .map(move |m| method(schema, i, m))
         })
         .collect();
+    // Server streams that JSON-RPC opens as subscriptions (`eth_subscribe`): described
+    // like methods, named by their subscription, under an extension key (OpenRPC has no
+    // word for notifications).
+    let subscriptions: Vec<Json> = schema
+        .interfaces
+        .iter()
+        .flat_map(|i| {
+            i.methods.iter().filter_map(move |m| {
+                let name = m.json.subscription.clone()?;
+                Some(method_named(schema, m, name))
+            })
+        })
+        .collect();
     // Imported structs are named by their qualified names (`common.Kind`).
     let components = schema
         .all_structs()
         .map(|s| (s.name.clone(), struct_schema(s)))
         .chain(schema.all_enums().map(|e| (e.name.clone(), enum_schema(e))))
         .collect();
-    Json::obj()
+    let mut document = Json::obj()
         .with("openrpc", OPENRPC_VERSION)
         .with("info", info)
-        .with("methods", Json::Arr(methods))
-        .with(
-            "components",
-            Json::obj().with("schemas", Json::Obj(components)),
-        )
+        .with("methods", Json::Arr(methods));
+    if !subscriptions.is_empty() {
+        document = document.with("x-subscriptions", Json::Arr(subscriptions));
+    }
+    document.with(
+        "components",
+        Json::obj().with("schemas", Json::Obj(components)),
+    )
 }
 
 fn method(schema: &ir::Schema, interface: &ir::Interface, m: &ir::Method) -> Json {
-    let mut out = Json::obj().with("name", m.json_rpc_name(&interface.name));
+    method_named(schema, m, m.json_rpc_name(&interface.name))
+}
+
+/// A method object for `m` under `name`: its params, result (for a stream, what each
+/// message is) and flags.
+fn method_named(schema: &ir::Schema, m: &ir::Method, name: String) -> Json {
+    let mut out = Json::obj().with("name", name);
     if !m.doc.is_empty() {
         out = out.with("description", description(&m.doc));
     }

@@ -3,7 +3,8 @@
 //! use; it downloads no browser of its own). The page lists the methods `rpc.discover`
 //! describes; the test calls `eth_getBalance` through the form, typing each param into
 //! the field its label names, and checks that the balance shown is the ledger's. A
-//! screenshot is saved as `target/explorer.png`. And the page's route: `GET`/`HEAD` of
+//! screenshot is saved as `target/explorer.png`. Then it subscribes to `newHeads` through
+//! the page (a WebSocket) and checks the heads it shows. And the page's route: `GET`/`HEAD` of
 //! `/` and `/index.html`, with its content type and Content-Security-Policy.
 //!
 //! The browser test needs Chromium, which no cargo, pip or npm install provides, so it
@@ -18,6 +19,7 @@ mod support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use eth_rpc::ledger::Ledger;
 use serde_json::{json, Value};
@@ -87,7 +89,18 @@ async fn explorer_calls_get_balance_through_its_form() {
     let methods = discover["result"]["methods"]
         .as_array()
         .unwrap_or_else(|| panic!("rpc.discover answers a document: {discover}"));
-    let names: Vec<&str> = methods.iter().filter_map(|m| m["name"].as_str()).collect();
+    // The methods, then the subscriptions (the OpenRPC document's `x-subscriptions`).
+    let subscriptions = discover["result"]["x-subscriptions"].as_array().cloned();
+    let names: Vec<String> = methods
+        .iter()
+        .filter_map(|m| m["name"].as_str().map(str::to_owned))
+        .chain(
+            subscriptions
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|s| Some(format!("{} (subscription)", s["name"].as_str()?))),
+        )
+        .collect();
     let method = methods
         .iter()
         .find(|m| m["name"] == "eth_getBalance")
@@ -153,6 +166,83 @@ async fn explorer_calls_get_balance_through_its_form() {
         result => result["balance"].as_u64(),
     };
     assert_eq!(balance, Some(expected), "the balance shown: {answer}");
+    assert!(screenshot.is_file(), "{} was saved", screenshot.display());
+    server.stop().await;
+}
+
+#[tokio::test]
+#[ignore = "needs chromium: cargo test -p eth-rpc --test browser -- --ignored"]
+async fn explorer_watches_new_heads_arrive() {
+    let chromium = chromium();
+    let driver = npm::install(
+        &format!("{}-{}", PLAYWRIGHT.0, PLAYWRIGHT.1),
+        &[PLAYWRIGHT],
+        "The explorer browser test",
+    );
+    let handler = eth_rpc::LedgerEth::default().with_block_time(Duration::from_millis(300));
+    let server = Running::start_with(eth_rpc::Config {
+        handler,
+        ..eth_rpc::Config::default()
+    })
+    .await;
+    let screenshot = npm::target_dir().join("explorer-heads.png");
+    let spec = json!({
+        "url": format!("http://{}/", server.http),
+        "chromium": chromium,
+        "subscription": "newHeads",
+        "notifications": 3,
+        "screenshot": screenshot,
+    })
+    .to_string();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.mjs");
+    let out = tokio::task::spawn_blocking(move || {
+        driver
+            .command(&script, &[&spec])
+            .output()
+            .expect("start node")
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "the browser driver failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown: Value = serde_json::from_slice(&out.stdout).expect("the driver's report");
+    assert_eq!(shown["problems"], json!([]), "the page logged no errors");
+    assert!(
+        shown["methods"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("newHeads (subscription)")),
+        "{shown}"
+    );
+    assert_eq!(
+        shown["labels"],
+        json!(["count"]),
+        "the opening message's field"
+    );
+    assert_eq!(shown["state"], "streaming", "{}", shown["answer"]);
+    // The heads as the page lists them, newest first: consecutive blocks.
+    let text = shown["answer"].as_str().unwrap();
+    let (_, list) = text.split_once('\n').expect("a count line, then the heads");
+    let heads: Value = serde_json::from_str(list).expect("the heads as JSON");
+    let numbers: Vec<u64> = heads
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| u64::from_str_radix(&h["number"].as_str().unwrap()[2..], 16).unwrap())
+        .collect();
+    assert!(numbers.len() >= 3, "{numbers:?}");
+    for pair in numbers.windows(2) {
+        assert_eq!(
+            pair[0],
+            pair[1] + 1,
+            "newest first, one block apart: {numbers:?}"
+        );
+    }
     assert!(screenshot.is_file(), "{} was saved", screenshot.display());
     server.stop().await;
 }

@@ -268,3 +268,72 @@ async fn hostile_frames_are_refused_with_their_close_codes() {
     assert_eq!(answer["result"], format!("{:#x}", eth_rpc::HEAD_BLOCK));
     drop(server);
 }
+
+/// `zap_connections_active{server="http"}` from the server's `/metrics`.
+async fn http_connections(server: &EthRpc) -> u64 {
+    let text = process::get_body(server.http, "/metrics")
+        .await
+        .unwrap_or_default();
+    text.lines()
+        .find(|l| l.starts_with("zap_connections_active{") && l.contains("server=\"http\""))
+        .and_then(|l| l.rsplit(' ').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readers_that_never_read_are_dropped_and_cost_bounded_memory() {
+    // A block every 2 ms and 100 subscriptions per connection: far more than a socket
+    // holds, from clients that read nothing after subscribing.
+    let server = EthRpc::start(&["--block-time", "0.002", "--http-write-stall-timeout", "2"]).await;
+    let rss_before = process::rss_kib(server.pid);
+    let mut silent = Vec::new();
+    for _ in 0..4 {
+        let mut socket = connect(&server).await;
+        for i in 0..100 {
+            send(
+                &mut socket,
+                json!({"jsonrpc": "2.0", "id": i, "method": "eth_subscribe", "params": ["newHeads"]}),
+            )
+            .await;
+        }
+        silent.push(socket); // never read again
+    }
+    let during = http_connections(&server).await;
+    assert!(
+        during >= 4,
+        "{during} connections while the readers hold on"
+    );
+
+    // Another client is served meanwhile, over WebSocket and over HTTP.
+    let mut other = connect(&server).await;
+    let answer = call(&mut other, "eth_chainId", json!([])).await;
+    assert!(answer["result"].is_string(), "{answer}");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}"#;
+    assert!(process::post_json(server.http, body).await["result"].is_string());
+    drop(other);
+
+    // Once their writes have stalled for 2 s, the server closes them.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let mut peak = 0;
+    loop {
+        peak = peak.max(process::rss_kib(server.pid));
+        // The metrics scrape itself is one connection.
+        if http_connections(&server).await <= 1 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the silent readers were not dropped within 60 s"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let grown = peak.saturating_sub(rss_before);
+    eprintln!("RSS {rss_before} KiB before, peak {peak} KiB while 400 subscriptions went unread");
+    assert!(grown < 128 << 10, "RSS grew by {grown} KiB");
+    // And the server goes on serving.
+    let mut after = connect(&server).await;
+    let answer = call(&mut after, "eth_chainId", json!([])).await;
+    assert!(answer["result"].is_string(), "{answer}");
+    drop(silent);
+}

@@ -7,8 +7,8 @@
 //!
 //! The upgrade is checked as a `POST` is (Host, and the capability of its
 //! `Authorization` header, which every call of the session presents), plus the origin:
-//! a browser's `Origin` must be among [`HttpConfig::cors_origins`]. The framing is
-//! tokio-tungstenite's.
+//! a browser's `Origin` must be this server's own (its explorer page) or among
+//! [`HttpConfig::cors_origins`]. The framing is tokio-tungstenite's.
 //!
 //! Limits: a message (reassembled from its fragments) and a frame at most
 //! [`HttpConfig::max_body`]; at most [`HttpConfig::ws_max_subscriptions`] live
@@ -69,6 +69,22 @@ pub(super) fn is_upgrade(req: &Request<Incoming>) -> bool {
     has(header::UPGRADE, "websocket") && has(header::CONNECTION, "upgrade")
 }
 
+/// Whether the page asking is this server's own (the explorer): `Origin` names the host
+/// the request is addressed to.
+fn same_origin(headers: &hyper::HeaderMap) -> bool {
+    let (Some(origin), Some(host)) = (headers.get(header::ORIGIN), headers.get(header::HOST))
+    else {
+        return false;
+    };
+    let (Ok(origin), Ok(host)) = (origin.to_str(), host.to_str()) else {
+        return false;
+    };
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"));
+    rest.is_some_and(|rest| rest.eq_ignore_ascii_case(host))
+}
+
 /// Answer a WebSocket upgrade: 101 and the session left in `slot`, or the refusal.
 /// `cap` is the capability the upgrade presented (or why it could not be read).
 pub(super) fn upgrade<S: Service>(
@@ -87,6 +103,7 @@ pub(super) fn upgrade<S: Service>(
         );
     }
     if req.headers().contains_key(header::ORIGIN)
+        && !same_origin(req.headers())
         && browser::allowed_origin(&config.cors_origins, req.headers()).is_none()
     {
         return super::routes::text(

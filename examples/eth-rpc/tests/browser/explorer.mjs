@@ -4,9 +4,10 @@
 // waits for the answer, and saves a screenshot.
 //
 // args: a JSON spec {"url", "chromium", "method", "fill": [{"label", "value"}],
-//       "screenshot"}
-// stdout: {"methods": [...], "labels": [...], "state": "done"|"failed", "answer": "...",
-//          "problems": [...]} (problems: errors the page logged)
+//       "screenshot"}, or {"url", "chromium", "subscription", "notifications",
+//       "screenshot"} to subscribe instead and wait for that many notifications.
+// stdout: {"methods": [...], "labels": [...], "state": "done"|"failed"|"streaming",
+//          "answer": "...", "problems": [...]} (problems: errors the page logged)
 import { chromium } from "playwright-core";
 
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
@@ -35,6 +36,26 @@ try {
   const methods = page.getByRole("navigation").getByRole("button");
   await methods.first().waitFor();
   const names = await methods.allTextContents();
+  if (spec.subscription) {
+    await page.getByRole("button", { name: `${spec.subscription} (subscription)`, exact: true }).click();
+    await page.getByRole("heading", { name: spec.subscription, exact: true }).waitFor();
+    await page.getByRole("button", { name: "Subscribe", exact: true }).click();
+    await page.waitForFunction(
+      (n) => Number(document.getElementById("answer").dataset.count || 0) >= n,
+      spec.notifications,
+    );
+    const answer = page.locator("#answer");
+    const result = {
+      methods: names,
+      labels: await page.locator("#fields label").allTextContents(),
+      state: await answer.getAttribute("data-state"),
+      answer: await answer.textContent(),
+      problems,
+    };
+    await page.screenshot({ path: spec.screenshot, fullPage: true });
+    console.log(JSON.stringify(result));
+    process.exit(0);
+  }
   await page.getByRole("button", { name: spec.method, exact: true }).click();
   await page.getByRole("heading", { name: spec.method, exact: true }).waitFor();
   const labels = await page.locator("#fields label").allTextContents();
