@@ -8,6 +8,7 @@
 pub mod baseline;
 mod http;
 mod stats;
+mod ws;
 mod zap;
 
 use std::net::SocketAddr;
@@ -34,6 +35,8 @@ pub enum Target {
     Http,
     /// The hyper baseline: status 200 and exactly [`baseline::FIXED_BODY`].
     HttpFixed,
+    /// JSON-RPC over WebSocket on the HTTP port, `eth_getBalance` as for `Http`.
+    Ws,
 }
 
 impl Target {
@@ -44,6 +47,7 @@ impl Target {
             Target::ZapEcho => "zap-echo",
             Target::Http => "http",
             Target::HttpFixed => "http-fixed",
+            Target::Ws => "ws",
         }
     }
 }
@@ -197,6 +201,10 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
                 Target::Zap | Target::ZapNode | Target::ZapEcho => match stream {
                     Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
+                },
+                Target::Ws => match stream {
+                    Conn::Plain(s) => ws::drive(s, &config, &clock, &ledger, first_id).await,
+                    Conn::Tls(_) => Err("the WebSocket target has no TLS mode".to_owned()),
                 },
                 Target::Http | Target::HttpFixed => match stream {
                     Conn::Plain(s) => http::drive(s, &config, &clock, &ledger, first_id).await,

@@ -262,6 +262,17 @@ async fn hostile_frames_are_refused_with_their_close_codes() {
     }
     assert_eq!(raw_close_code(&mut tcp).await, 1009);
 
+    // A batch of 1,000 calls, and the client gone before its answer.
+    let mut quitter = connect(&server).await;
+    let batch: Vec<Value> = (0..1000)
+        .map(|i| json!({"jsonrpc": "2.0", "id": i, "method": "eth_blockNumber"}))
+        .collect();
+    quitter
+        .send(Message::text(Value::from(batch).to_string()))
+        .await
+        .unwrap();
+    drop(quitter);
+
     // Other clients are served throughout.
     let mut other = connect(&server).await;
     let answer = call(&mut other, "eth_blockNumber", json!([])).await;
@@ -336,4 +347,82 @@ async fn readers_that_never_read_are_dropped_and_cost_bounded_memory() {
     let answer = call(&mut after, "eth_chainId", json!([])).await;
     assert!(answer["result"].is_string(), "{answer}");
     drop(silent);
+}
+
+/// Seconds since 1970.
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_capability_of_the_upgrade_covers_every_call_of_the_session() {
+    use base64::Engine as _;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use zap_runtime::cap::{issue, trust_file_line, Issuance, Scheme, SigningKey};
+
+    const TARGET: [u8; 32] = [0x42; 32];
+    let issuer = SigningKey::from_secret(Scheme::Ed25519, &[9; 32]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let trust = dir.path().join("issuers.txt");
+    std::fs::write(&trust, trust_file_line(issuer.public_key()) + "\n").unwrap();
+    let server = EthRpc::start(&[
+        "--cap-trust",
+        trust.to_str().unwrap(),
+        "--cap-target",
+        &hex::encode(TARGET),
+    ])
+    .await;
+    let account = zap_runtime::json::to_hex(eth_rpc::ledger::Ledger::default().address(0).unwrap());
+    let balance = json!([account, "latest"]);
+
+    // No capability at the upgrade: every call and every subscription is refused 401.
+    let mut bare = connect(&server).await;
+    let refused = call(&mut bare, "eth_getBalance", balance.clone()).await;
+    assert_eq!(refused["error"]["code"], -32001, "{refused}");
+    let refused = call(&mut bare, "eth_subscribe", json!(["newHeads"])).await;
+    assert_eq!(refused["error"]["code"], -32001, "{refused}");
+
+    // A capability granting 0x1 in the upgrade's Authorization header: both work.
+    let cap = issue(
+        &Issuance {
+            kind: 1,
+            target: TARGET,
+            permissions: 1,
+            issued_at: now() - 10,
+            ..Default::default()
+        },
+        &issuer,
+    )
+    .unwrap();
+    let token = base64::engine::general_purpose::STANDARD.encode(&cap);
+    let mut request = format!("ws://{}/", server.http)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", format!("ZAP-Cap {token}").parse().unwrap());
+    let tcp = TcpStream::connect(server.http).await.unwrap();
+    let (mut socket, _) = client_async(request, tcp).await.unwrap();
+    let answer = call(&mut socket, "eth_getBalance", balance).await;
+    assert!(answer["result"].is_string(), "{answer}");
+    let subscribed = call(&mut socket, "eth_subscribe", json!(["newHeads"])).await;
+    assert!(subscribed["result"].is_string(), "{subscribed}");
+    let head = next_json(&mut socket).await;
+    assert_eq!(head["method"], "eth_subscription", "{head}");
+
+    // An Authorization header of another scheme refuses the session's calls: nothing
+    // is guessed.
+    let mut request = format!("ws://{}/", server.http)
+        .into_client_request()
+        .unwrap();
+    request
+        .headers_mut()
+        .insert("Authorization", "Bearer x".parse().unwrap());
+    let tcp = TcpStream::connect(server.http).await.unwrap();
+    let (mut other, _) = client_async(request, tcp).await.unwrap();
+    let refused = call(&mut other, "eth_chainId", json!([])).await;
+    assert_eq!(refused["error"]["code"], -32001, "{refused}");
 }
