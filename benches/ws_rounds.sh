@@ -7,7 +7,8 @@
 # 2. Fan-out: 1,000 WebSocket subscribers to newHeads (eth-rpc --block-time 0.25), the
 #    time from a head's first delivery to its last (median and p99 over 20 heads per
 #    round), against a Node `ws` server doing the same fan-out (benches/node/
-#    ws_fanout.mjs, npm ws installed into target/node/ws-bench), in alternating rounds.
+#    ws_fanout.mjs, npm ws installed into target/node/ws-bench), in alternating rounds;
+#    then one more eth-rpc fan-out under perf: raw/profile-ws-fanout.txt.
 #
 #   bash benches/ws_rounds.sh [ROUNDS=7] [SECONDS=3]
 #
@@ -108,7 +109,26 @@ for round in $(seq "$ROUNDS"); do
     else fan node "$round"; fan eth-rpc "$round"; fi
 done
 
-python3 - "$RAW" "$ROUNDS" "$(getconf CLK_TCK)" <<'PY'
+# 3. Where eth-rpc's fan-out time goes: one more fan-out under perf (when perf is there
+#    and allowed), the server's own profile.
+if command -v perf >/dev/null 2>&1; then
+    RUST_LOG=warn "${SERVER_PIN[@]}" "$BIN/eth-rpc" --zap-addr 127.0.0.1:39997 \
+        --http-addr 127.0.0.1:38548 --block-time 0.25 --http-max-connections 2048 \
+        >/dev/null 2>&1 &
+    pid=$!
+    PIDS+=("$pid")
+    wait_for 127.0.0.1:38548
+    perf record -g -o "$RAW/ws-fanout.perf" -p "$pid" 2>/dev/null &
+    PERF=$!
+    "${CLIENT_PIN[@]}" "$BIN/fanout" --addr 127.0.0.1:38548 --subscribers 1000 --heads 20 >/dev/null
+    kill -INT "$PERF"; wait "$PERF" 2>/dev/null || true
+    perf report -i "$RAW/ws-fanout.perf" --no-children --percent-limit 1.5 --stdio \
+        2>/dev/null | grep -v '^$' | head -120 >"$RAW/profile-ws-fanout.txt" || true
+    rm -f "$RAW/ws-fanout.perf"
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+fi
+
+python3 - "$RAW" "$ROUNDS" "$(getconf CLK_TCK)" <<'PY' | tee "$RAW/ws-rounds.txt"
 import json, statistics, sys
 raw, rounds, hz = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 cpu = {}
@@ -136,12 +156,16 @@ for depth in (1, 16):
           f"(min {min(ratios):.3f}); server CPU per request ws "
           f"{statistics.median(per_req['ws']):.1f} us, http {statistics.median(per_req['http']):.1f} us")
 for name in ("eth-rpc", "node"):
-    spreads = [json.load(open(f"{raw}/ws-fanout-{name}-r{r}.json"))["spread_us"] for r in range(1, rounds + 1)]
+    reports = [json.load(open(f"{raw}/ws-fanout-{name}-r{r}.json")) for r in range(1, rounds + 1)]
+    spreads = [rep["spread_us"] for rep in reports]
+    missed = sum(rep["missed"] for rep in reports)
     med = statistics.median(s["median"] for s in spreads)
     p99 = statistics.median(s["p99"] for s in spreads)
     ticks = statistics.median(cpu[(f"fanout-{name}", 0, r)] for r in range(1, rounds + 1))
-    summary[f"fanout_{name}"] = {"median_us": med, "p99_us": p99, "cpu_ticks_per_run": ticks}
+    summary[f"fanout_{name}"] = {"median_us": med, "p99_us": p99, "cpu_ticks_per_run": ticks,
+                                 "missed_deliveries": missed}
     print(f"fan-out to 1000, {name}: first-to-last delivery median {med:.0f} us, p99 {p99:.0f} us "
-          f"(medians over {rounds} rounds); server CPU {ticks / hz:.2f} s per run")
+          f"(medians over {rounds} rounds); server CPU {ticks / hz:.2f} s per run; "
+          f"{missed} of {rounds * 20000} deliveries skipped")
 json.dump(summary, open(f"{raw}/ws-summary.json", "w"), indent=1)
 PY

@@ -10,7 +10,8 @@
 //! ```
 //!
 //! Prints (and writes as JSON) the median, p99 and maximum spread in microseconds, and
-//! how many heads every subscriber saw. The head each subscriber receives first (the
+//! how many deliveries were skipped (a subscriber that falls behind gets the newest head,
+//! not every one). The head each subscriber receives first (the
 //! head at the time it subscribed) is not counted.
 
 use std::collections::HashMap;
@@ -128,56 +129,65 @@ async fn measure(args: &Args) -> Result<(), String> {
             () = tokio::time::sleep_until(deadline.into()) => return Err("subscribing timed out".into()),
         }
     }
-    // Heads after every subscriber is in: the first number seen once all are ready.
-    let mut first_counted: Option<u64> = None;
+    // Heads after every subscriber is in. A subscriber that falls behind skips to the newest head (as
+    // `newHeads` does), so a head may reach fewer than all: those are counted as missed.
+    // The run ends when every subscriber has seen the last measured head or a later one.
+    // What arrived while subscribers were still joining is not counted; neither is the
+    // head after the newest of those, which may have been on its way as the last joined.
+    let mut newest = 0;
+    while let Ok((_, number, _)) = seen.try_recv() {
+        newest = newest.max(number);
+    }
+    let mut first_counted: Option<u64> = (newest > 0).then_some(newest + 2);
     let mut arrivals: HashMap<u64, Vec<Instant>> = HashMap::new();
-    let done = |arrivals: &HashMap<u64, Vec<Instant>>, first: Option<u64>| {
-        first.is_some_and(|f| {
-            (f..f + args.heads as u64).all(|n| {
-                arrivals
-                    .get(&n)
-                    .is_some_and(|a| a.len() == args.subscribers)
-            })
-        })
-    };
-    while !done(&arrivals, first_counted) {
-        let (_, number, at) = tokio::select! {
+    let mut latest = vec![0u64; args.subscribers];
+    let mut behind = args.subscribers;
+    while behind > 0 {
+        let (who, number, at) = tokio::select! {
             got = seen.recv() => got.ok_or("every subscriber stopped")?,
             () = tokio::time::sleep_until(deadline.into()) => {
-                return Err(format!("{} heads did not reach all {} subscribers in time", args.heads, args.subscribers));
+                return Err(format!("{behind} subscribers did not see {} more heads in time", args.heads));
             }
         };
-        // A head that was already there when the last subscriber joined is not counted:
-        // count from the next one.
-        let first = *first_counted.get_or_insert(number + 1);
-        if number >= first {
+        let first = *first_counted.get_or_insert(number + 2);
+        let last = first + args.heads as u64 - 1;
+        if (first..=last).contains(&number) {
             arrivals.entry(number).or_default().push(at);
         }
+        if latest[who] < last && number >= last {
+            behind -= 1;
+        }
+        latest[who] = latest[who].max(number);
     }
     tasks.abort_all();
     let first = first_counted.unwrap_or_default();
     let mut spreads: Vec<u64> = (first..first + args.heads as u64)
-        .map(|n| {
-            let times = &arrivals[&n];
-            let (lo, hi) = (times.iter().min().unwrap(), times.iter().max().unwrap());
-            (*hi - *lo).as_micros() as u64
+        .filter_map(|n| {
+            let times = arrivals.get(&n)?;
+            let (lo, hi) = (times.iter().min()?, times.iter().max()?);
+            Some((*hi - *lo).as_micros() as u64)
         })
         .collect();
+    let delivered: usize = arrivals.values().map(Vec::len).sum();
+    let missed = args.heads * args.subscribers - delivered;
     spreads.sort_unstable();
     let pick = |q: f64| spreads[((spreads.len() - 1) as f64 * q).round() as usize];
     let report = serde_json::json!({
         "subscribers": args.subscribers,
         "heads": args.heads,
         "spread_us": {"median": pick(0.5), "p99": pick(0.99), "max": pick(1.0)},
+        "missed": missed,
         "spreads_us": spreads,
     });
     println!(
-        "{} subscribers, {} heads: first to last delivery median {} us, p99 {} us, max {} us",
+        "{} subscribers, {} heads: first to last delivery median {} us, p99 {} us, max {} us; \
+         {missed} of {} deliveries skipped by subscribers that fell behind",
         args.subscribers,
         args.heads,
         pick(0.5),
         pick(0.99),
-        pick(1.0)
+        pick(1.0),
+        args.heads * args.subscribers
     );
     if let Some(path) = &args.json {
         std::fs::write(path, report.to_string()).map_err(|e| format!("{}: {e}", path.display()))?;
