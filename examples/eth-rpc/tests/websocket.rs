@@ -292,6 +292,17 @@ async fn http_connections(server: &EthRpc) -> u64 {
         .unwrap_or(0)
 }
 
+/// `zap_streams_active` of `newHeads` over the HTTP port's transport: live subscriptions.
+async fn subscriptions(server: &EthRpc) -> u64 {
+    let text = process::get_body(server.http, "/metrics")
+        .await
+        .unwrap_or_default();
+    text.lines()
+        .filter(|l| l.starts_with("zap_streams_active{") && l.contains("method=\"newHeads\""))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+        .sum()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readers_that_never_read_are_dropped_and_cost_bounded_memory() {
     // A block every 2 ms and 100 subscriptions per connection: far more than a socket
@@ -338,6 +349,15 @@ async fn readers_that_never_read_are_dropped_and_cost_bounded_memory() {
             "the silent readers were not dropped within 60 s"
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    // Their subscriptions ended with them (the handlers were dropped).
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while subscriptions(&server).await != 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "subscriptions outlived their sessions"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let grown = peak.saturating_sub(rss_before);
     eprintln!("RSS {rss_before} KiB before, peak {peak} KiB while 400 subscriptions went unread");
