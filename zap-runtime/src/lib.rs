@@ -170,6 +170,9 @@ pub mod jsonrpc;
 pub mod metrics;
 mod owned;
 mod pool;
+#[cfg(feature = "quic")]
+#[cfg_attr(docsrs, doc(cfg(feature = "quic")))]
+pub mod quic;
 mod read;
 pub mod rpc;
 mod scalar;

@@ -516,6 +516,23 @@ fn put_frame(out: &mut Vec<u8>, dir: Direction, id: u32, message: &[u8]) {
     out.extend_from_slice(message);
 }
 
+/// The frames an [`Outbox`] holds, as `(dir, stream id, message)`: for transports that
+/// carry stream messages in frames of their own (WebSocket, QUIC). The buffer is the
+/// outbox's own writing, so every frame is whole.
+#[cfg_attr(not(any(feature = "http", feature = "quic")), allow(dead_code))]
+pub(crate) fn outbox_frames(buf: &[u8]) -> impl Iterator<Item = (u8, u32, &[u8])> {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let head = buf.get(at..at + 9)?;
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+        let id = u32::from_le_bytes([head[5], head[6], head[7], head[8]]);
+        let message = buf.get(at + 9..at + 4 + len)?;
+        let dir = head[4];
+        at += 4 + len;
+        Some((dir, id, message))
+    })
+}
+
 /// A stream's receiving queue: what the transport keeps to deliver the peer's frames.
 pub(crate) fn queue(capacity: usize) -> (mpsc::Sender<Incoming>, mpsc::Receiver<Incoming>) {
     mpsc::channel(capacity.max(1))

@@ -314,3 +314,63 @@ async fn calls_and_streams_over_pq_tls() {
     stop.cancel();
     task.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_and_streams_over_quic() {
+    let pki = pki::Pki::new();
+    let tls =
+        zap_runtime::tls::ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
+            .build()
+            .unwrap();
+    let server = zap_runtime::quic::QuicServer::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::new(Notes),
+        &tls,
+        zap_runtime::quic::QuicConfig::default(),
+    )
+    .unwrap();
+    let addr = server.local_addr().unwrap().to_string();
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(server.run(stop.clone()));
+    let ca = pki.path("ca.pem").to_str().unwrap().to_owned();
+    let run = |method: &'static str, json: &'static str| {
+        let (addr, ca) = (addr.clone(), ca.clone());
+        tokio::task::spawn_blocking(move || {
+            call(
+                &addr,
+                &[
+                    "--quic",
+                    "--ca",
+                    &ca,
+                    "--server-name",
+                    "localhost",
+                    method,
+                    json,
+                ],
+            )
+        })
+    };
+    let (status, out, err) = run("Notes.echo", r#"{"id":1,"text":"over quic"}"#)
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "{\"id\":1,\"text\":\"over quic\"}\n"),
+        "{err}"
+    );
+    let (status, out, err) = run("Notes.list", r#"{"id":2}"#).await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":0,\"text\":\"note 0\"}\n{\"id\":1,\"text\":\"note 1\"}\n"
+        ),
+        "{err}"
+    );
+    // An application error comes back as it does over TCP: exit 1 with its message.
+    let (status, _, err) = run("Notes.missing", r#"{"id":5}"#).await.unwrap();
+    assert_eq!(status, 1, "{err}");
+    assert!(err.contains("no note 5"), "{err}");
+    stop.cancel();
+    task.await.unwrap().unwrap();
+}

@@ -89,6 +89,10 @@ struct Args {
     /// With TLS, also accept TLS 1.2 (default: TLS 1.3 only).
     #[arg(long, requires = "tls_cert")]
     tls12: bool,
+    /// Also serve ZAP over QUIC on this UDP address (ALPN zap/1, the --tls-cert
+    /// certificate, a QUIC stream per call; the Go runtime's QUIC transport).
+    #[arg(long, value_name = "HOST:PORT", requires = "tls_cert")]
+    quic_addr: Option<SocketAddr>,
     /// On SIGTERM or Ctrl-C, keep serving this many seconds with GET /health answering
     /// 503 (so a load balancer stops sending new work) before draining and exiting.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
@@ -238,6 +242,13 @@ async fn run(args: Args) -> std::io::Result<()> {
         config.zap.authorize = Some(policy.clone());
         config.http.authorize = Some(policy);
     }
+    if let (Some(addr), Some(tls)) = (args.quic_addr, &tls) {
+        config.quic = Some(eth_rpc::QuicListen {
+            addr,
+            tls: tls.clone(),
+            config: zap_runtime::quic::QuicConfig::default(),
+        });
+    }
     config.zap.tls.clone_from(&tls);
     config.http.tls.clone_from(&tls);
     config.http.allowed_hosts = AllowedHosts::parse(&args.http_vhosts);
@@ -276,6 +287,7 @@ async fn run(args: Args) -> std::io::Result<()> {
         zap = %servers.zap_addr(),
         %http,
         %metrics,
+        quic = %servers.quic_addr().map_or_else(|| "off".to_owned(), |a| a.to_string()),
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
         "eth-rpc serving; SIGTERM or Ctrl-C stops"

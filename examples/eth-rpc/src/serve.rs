@@ -10,6 +10,7 @@ use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use zap_runtime::http::{HttpConfig, HttpServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
+use zap_runtime::quic::{QuicConfig, QuicServer};
 use zap_runtime::server::{Server, ServerConfig, ServerStats};
 
 use crate::eth::EthService;
@@ -32,6 +33,20 @@ pub struct Config {
     pub http: HttpConfig,
     /// The handler (and so the ledger) to serve.
     pub handler: LedgerEth,
+    /// Also serve ZAP over QUIC on this UDP address, with these TLS settings and limits
+    /// (`None`, the default: no QUIC).
+    pub quic: Option<QuicListen>,
+}
+
+/// Where and how to serve ZAP over QUIC.
+#[derive(Clone, Debug)]
+pub struct QuicListen {
+    /// The UDP address.
+    pub addr: SocketAddr,
+    /// The certificate and key exchange (the TLS port's own settings).
+    pub tls: zap_runtime::tls::ServerTls,
+    /// Limits; its `authorize` is replaced by the ZAP/TCP server's.
+    pub config: QuicConfig,
 }
 
 impl Default for Config {
@@ -43,6 +58,7 @@ impl Default for Config {
             zap: ServerConfig::default(),
             http: HttpConfig::default(),
             handler: LedgerEth::default(),
+            quic: None,
         }
     }
 }
@@ -54,6 +70,7 @@ pub struct Servers {
     zap: Server<Metered<EthService<LedgerEth>>>,
     http: HttpServer<Metered<EthService<LedgerEth>>>,
     admin: Option<HttpServer<EthService<LedgerEth>>>,
+    quic: Option<QuicServer<Metered<EthService<LedgerEth>>>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
@@ -93,10 +110,25 @@ impl Servers {
             None => None,
         };
         let metered = |transport| Arc::new(Metered::new(service.clone(), &metrics, transport));
+        let quic = match config.quic {
+            Some(quic) => {
+                let settings = QuicConfig {
+                    authorize: config.zap.authorize.clone(),
+                    ..quic.config
+                };
+                let server = QuicServer::bind(quic.addr, metered("quic"), &quic.tls, settings)
+                    .map_err(|e| {
+                        io::Error::new(e.kind(), format!("cannot serve QUIC on {}: {e}", quic.addr))
+                    })?;
+                Some(server)
+            }
+            None => None,
+        };
         let servers = Servers {
             zap: Server::new(zap, metered("zap"), config.zap),
             http: HttpServer::new(http, metered("http"), config.http),
             admin,
+            quic,
             config_addrs: (config.zap_addr, config.http_addr),
         };
         metrics.register_server("zap", servers.zap_stats());
@@ -112,6 +144,11 @@ impl Servers {
     /// The bound HTTP address.
     pub fn http_addr(&self) -> SocketAddr {
         self.http.local_addr().unwrap_or(self.config_addrs.1)
+    }
+
+    /// The bound QUIC (UDP) address, if QUIC is served.
+    pub fn quic_addr(&self) -> Option<SocketAddr> {
+        self.quic.as_ref().and_then(|q| q.local_addr().ok())
     }
 
     /// The bound admin (health and metrics) address, if there is one.
@@ -134,7 +171,11 @@ impl Servers {
     /// closes. Returns the first transport's error, if any.
     pub async fn serve(self, shutdown: impl Future<Output = ()> + Send) -> io::Result<()> {
         let Servers {
-            zap, http, admin, ..
+            zap,
+            http,
+            admin,
+            quic,
+            ..
         } = self;
         let stop = CancellationToken::new();
         // Either transport ending (an error) stops the other one too.
@@ -150,6 +191,12 @@ impl Servers {
                 None => Ok(()),
             }
         };
+        let quic = async {
+            match quic {
+                Some(quic) => stop_on_end(quic.run(stop.clone()).await),
+                None => Ok(()),
+            }
+        };
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
@@ -157,7 +204,7 @@ impl Servers {
             }
             stop.cancel();
         };
-        let (zap, http, admin, ()) = tokio::join!(zap, http, admin, trigger);
-        zap.and(http).and(admin)
+        let (zap, http, admin, quic, ()) = tokio::join!(zap, http, admin, quic, trigger);
+        zap.and(http).and(admin).and(quic)
     }
 }

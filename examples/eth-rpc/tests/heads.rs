@@ -7,8 +7,6 @@
 mod pki;
 mod process;
 
-use std::path::PathBuf;
-
 use eth_rpc::eth::{BlockHeader, EthClient, HeadsRequest};
 use eth_rpc::ledger::block_hash;
 use process::EthRpc;
@@ -90,24 +88,11 @@ async fn http_post(addr: std::net::SocketAddr, body: &str) -> (u16, String) {
     (status, out)
 }
 
-fn go_peer() -> PathBuf {
-    let path = std::env::var_os("ZAPGO_PEER").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/zapgo/zapgo-peer"),
-        PathBuf::from,
-    );
-    assert!(
-        path.exists(),
-        "{} not found; build it with ../shared/peers/zap-go/build.sh target/zapgo",
-        path.display()
-    );
-    path
-}
-
 /// `zapgo-peer stream` for `count` heads: the headers it printed (it must end with
 /// `end` and exit 0).
 async fn go_heads(args: &[&str], count: u32) -> Vec<BlockHeader> {
     let init = hex::encode(HeadsRequest { count }.to_bytes().unwrap());
-    let out = tokio::process::Command::new(go_peer())
+    let out = tokio::process::Command::new(process::go_peer())
         .args([
             "stream",
             "--method",

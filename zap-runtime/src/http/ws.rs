@@ -45,7 +45,7 @@ use super::{browser, HttpConfig};
 use crate::frame::Direction;
 use crate::jsonrpc::{self, code, handle_jsonrpc_in, Caller, RpcError, Subscriptions};
 use crate::service::{MethodInfo, Service};
-use crate::stream::{queue, Incoming as StreamIncoming, Outbox, StreamIo, MESSAGE_OVERHEAD};
+use crate::stream::{queue, Incoming as StreamIncoming, Outbox, StreamIo};
 use crate::BuilderPool;
 
 /// The framing's read buffer, per session.
@@ -280,16 +280,7 @@ impl<S> Live<S> {
     fn notifications(&mut self, frames: &[u8]) -> Vec<Message> {
         let mut out = Vec::new();
         let mut json = Vec::new();
-        let mut at = 0;
-        while frames.len() >= at + 9 {
-            let len = u32::from_le_bytes(frames[at..at + 4].try_into().unwrap_or_default());
-            let end = at + 4 + len as usize;
-            let dir = frames[at + 4];
-            let id = u32::from_le_bytes(frames[at + 5..at + 9].try_into().unwrap_or_default());
-            let message = frames
-                .get(at + 4 + MESSAGE_OVERHEAD as usize..end)
-                .unwrap_or(&[]);
-            at = end;
+        for (dir, id, message) in crate::stream::outbox_frames(frames) {
             if dir == Direction::StreamEnd as u8 {
                 self.entries.remove(&id);
                 continue;

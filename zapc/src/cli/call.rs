@@ -53,8 +53,12 @@ pub struct Args {
     cap_file: Option<PathBuf>,
     /// Speak the node framing (luxfi/zap nodes, TypeScript servers) instead of the RPC
     /// framing.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "quic")]
     node: bool,
+    /// Call over QUIC (ADDR is then a UDP address; always TLS, ALPN zap/1): the Go
+    /// runtime's QUIC transport and `eth-rpc --quic-addr`.
+    #[arg(long)]
+    quic: bool,
     /// Connect over TLS 1.3 (X25519MLKEM768 preferred), trusting the platform's roots
     /// unless --ca names a CA.
     #[arg(long)]
@@ -162,6 +166,50 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         None => Vec::new(),
     };
     let tls = tls(args).map_err(Failure::Usage)?;
+    let stream = method.streaming() != Streaming::Unary;
+    if args.quic {
+        let tls = match tls {
+            Some(tls) => tls,
+            None => tls_for(args, true)
+                .map_err(Failure::Usage)?
+                .ok_or_else(|| Failure::Usage("QUIC needs TLS settings".into()))?,
+        };
+        let config = zap_runtime::quic::QuicClientConfig {
+            connect_timeout: timeout,
+            call_timeout: timeout,
+            cap,
+            ..Default::default()
+        };
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
+        let body = runtime.block_on(async {
+            let addr = tokio::net::lookup_host(args.addr.as_str())
+                .await
+                .ok()
+                .and_then(|mut addrs| addrs.next())
+                .ok_or_else(|| {
+                    Failure::Usage(format!("{} is not a HOST:PORT that resolves", args.addr))
+                })?;
+            let client = zap_runtime::quic::QuicClient::connect(addr, &tls, config)
+                .await
+                .map_err(|e| {
+                    Failure::Call(format!("cannot connect to {} over QUIC: {e}", args.addr))
+                })?;
+            let body = if stream {
+                run_stream(&client, &schema, method, &payload, args.send).await
+            } else {
+                client
+                    .call(method.ordinal, &payload)
+                    .await
+                    .map_err(|e| Failure::Call(describe(&e)))
+            };
+            client.close().await;
+            body
+        })?;
+        return answer(&schema, method, stream, &body);
+    }
     let config = ClientConfig {
         connect_timeout: timeout,
         call_timeout: timeout,
@@ -178,7 +226,6 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
-    let stream = method.streaming() != Streaming::Unary;
     let body = runtime.block_on(async {
         let client = Client::connect_with(args.addr.as_str(), config)
             .await
@@ -191,18 +238,34 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
             .await
             .map_err(|e| Failure::Call(describe(&e)))
     })?;
+    answer(&schema, method, stream, &body)
+}
+
+/// What to print for an answer: nothing for a stream (its messages were printed), the
+/// result as JSON for a call.
+fn answer(
+    schema: &Schema,
+    method: &Method,
+    stream: bool,
+    body: &[u8],
+) -> Result<Option<Value>, Failure> {
     if stream {
         return Ok(None);
     }
     let Some(result) = &method.result else {
         return Ok(Some(Value::Object(Default::default())));
     };
-    decode(&schema, &result.ty, &body).map(Some)
+    decode(schema, &result.ty, body).map(Some)
 }
 
 /// The TLS settings the options ask for; `None` for plain TCP.
 fn tls(args: &Args) -> Result<Option<ClientTls>, String> {
-    if !args.tls && args.ca.is_none() && args.cert.is_none() {
+    tls_for(args, false)
+}
+
+/// The TLS settings of the options, or (with `always`) of none: the platform's roots.
+fn tls_for(args: &Args, always: bool) -> Result<Option<ClientTls>, String> {
+    if !always && !args.tls && args.ca.is_none() && args.cert.is_none() {
         return Ok(None);
     }
     let name = match &args.server_name {
@@ -240,8 +303,8 @@ fn decode(schema: &Schema, ty: &str, body: &[u8]) -> Result<Value, Failure> {
 }
 
 /// Open the stream, send stdin's lines (with `--send`), print every message received.
-async fn run_stream(
-    client: &Client,
+async fn run_stream<T: Transport>(
+    client: &T,
     schema: &Schema,
     method: &Method,
     open: &[u8],

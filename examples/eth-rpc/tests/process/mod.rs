@@ -18,6 +18,8 @@ pub struct EthRpc {
     pub pid: u32,
     pub zap: SocketAddr,
     pub http: SocketAddr,
+    /// The QUIC address (`--quic-addr`), if it serves QUIC.
+    pub quic: Option<SocketAddr>,
     /// The admin listener (`--metrics-addr`), if it has one.
     pub metrics: Option<SocketAddr>,
     /// Its log (stderr), line by line, from after the "serving" line.
@@ -77,7 +79,7 @@ impl EthRpc {
             .expect("run the eth-rpc binary");
         let pid = child.id().expect("a running child has a pid");
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
-        let (zap, http, metrics) = loop {
+        let (zap, http, metrics, quic) = loop {
             let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
                 .await
                 .expect("eth-rpc logs within 30 s")
@@ -88,6 +90,7 @@ impl EthRpc {
                     addr_in(&line, "zap=").expect("zap address in the log"),
                     addr_in(&line, "http=").expect("http address in the log"),
                     addr_in(&line, "metrics="),
+                    addr_in(&line, "quic="),
                 );
             }
         };
@@ -103,6 +106,7 @@ impl EthRpc {
             pid,
             zap,
             http,
+            quic,
             metrics,
             log,
         }
@@ -310,4 +314,22 @@ pub async fn send_until_backed_up(
         }
     }
     stream
+}
+
+/// The Go runtime's test peer: `$ZAPGO_PEER`, else `target/zapgo/zapgo-peer` as
+/// `../shared/peers/zap-go/build.sh target/zapgo` builds it.
+pub fn go_peer() -> std::path::PathBuf {
+    let path = std::env::var_os("ZAPGO_PEER").map_or_else(
+        || {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../target/zapgo/zapgo-peer")
+        },
+        std::path::PathBuf::from,
+    );
+    assert!(
+        path.exists(),
+        "{} not found; build it with ../shared/peers/zap-go/build.sh target/zapgo",
+        path.display()
+    );
+    path
 }

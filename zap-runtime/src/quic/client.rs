@@ -1,0 +1,216 @@
+//! The QUIC client: one QUIC connection, a QUIC stream per call or stream, as the
+//! [`Transport`] the generated clients take (`EthClient::new(quic_client)`).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use quinn::{Connection, Endpoint};
+
+use super::{put_frame, read_frame, OP_CALL, OP_STREAM, OUTBOX_LIMIT};
+use crate::rpc::{Request, Response, Status};
+use crate::stream::{self, Outbox, StreamIo};
+use crate::tls::ClientTls;
+use crate::transport::{ClientError, Transport};
+use crate::Builder;
+
+/// Settings of a [`QuicClient`].
+#[derive(Clone, Debug)]
+pub struct QuicClientConfig {
+    /// A call without its answer after this long fails with [`ClientError::Timeout`]
+    /// (default 30 s).
+    pub call_timeout: Duration,
+    /// The handshake must finish within this (default 10 s).
+    pub connect_timeout: Duration,
+    /// Largest frame accepted from the server (default 64 MiB).
+    pub max_frame: usize,
+    /// The connection is closed after this long without a packet (default 30 s).
+    pub idle_timeout: Duration,
+    /// Send a keep-alive this often, so an idle connection stays open (default none).
+    pub keep_alive: Option<Duration>,
+    /// Messages a stream queues for its receiver (default 16).
+    pub stream_queue: usize,
+    /// The capability sent in every call's and stream open's `Cap` field.
+    pub cap: Vec<u8>,
+}
+
+impl Default for QuicClientConfig {
+    fn default() -> Self {
+        QuicClientConfig {
+            call_timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            max_frame: super::DEFAULT_MAX_FRAME,
+            idle_timeout: Duration::from_secs(30),
+            keep_alive: None,
+            stream_queue: 16,
+            cap: Vec::new(),
+        }
+    }
+}
+
+/// A ZAP client over one QUIC connection: every call and stream opens a QUIC stream of
+/// its own, so they neither wait for each other nor for a lost packet of another.
+#[derive(Debug)]
+pub struct QuicClient {
+    endpoint: Endpoint,
+    connection: Connection,
+    next_id: AtomicU32,
+    config: Arc<QuicClientConfig>,
+}
+
+impl QuicClient {
+    /// Connect to `addr`, checking its certificate with `tls` (its server name, roots,
+    /// key exchange and client certificate; ALPN `zap/1` is set here).
+    pub async fn connect(
+        addr: SocketAddr,
+        tls: &ClientTls,
+        config: QuicClientConfig,
+    ) -> Result<QuicClient, ClientError> {
+        let mut rustls = (**tls.rustls_config()).clone();
+        rustls.alpn_protocols = vec![super::ALPN.to_vec()];
+        rustls.enable_early_data = false;
+        let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(rustls).map_err(|e| {
+            ClientError::Protocol(format!("these TLS settings cannot carry QUIC: {e}"))
+        })?;
+        let mut client = quinn::ClientConfig::new(Arc::new(crypto));
+        let mut transport = quinn::TransportConfig::default();
+        transport.max_concurrent_uni_streams(0u32.into());
+        transport.max_idle_timeout(Some(
+            quinn::IdleTimeout::try_from(config.idle_timeout)
+                .map_err(|e| ClientError::Protocol(format!("idle timeout: {e}")))?,
+        ));
+        transport.keep_alive_interval(config.keep_alive);
+        client.transport_config(Arc::new(transport));
+        let bind: SocketAddr = if addr.is_ipv6() {
+            (std::net::Ipv6Addr::UNSPECIFIED, 0).into()
+        } else {
+            (std::net::Ipv4Addr::UNSPECIFIED, 0).into()
+        };
+        let mut endpoint = Endpoint::client(bind)?;
+        endpoint.set_default_client_config(client);
+        let name = server_name(tls);
+        let connecting = endpoint
+            .connect(addr, &name)
+            .map_err(|e| ClientError::Protocol(format!("cannot connect to {addr}: {e}")))?;
+        let connection = tokio::time::timeout(config.connect_timeout, connecting)
+            .await
+            .map_err(|_| ClientError::Timeout(config.connect_timeout))?
+            .map_err(|e| ClientError::Closed(format!("QUIC handshake with {addr}: {e}")))?;
+        Ok(QuicClient {
+            endpoint,
+            connection,
+            next_id: AtomicU32::new(1),
+            config: Arc::new(config),
+        })
+    }
+
+    /// The server's address.
+    pub fn remote_address(&self) -> SocketAddr {
+        self.connection.remote_address()
+    }
+
+    /// Close the connection (calls in flight fail) and wait until the server knows.
+    pub async fn close(&self) {
+        self.connection.close(0u32.into(), b"client closing");
+        self.endpoint.wait_idle().await;
+    }
+
+    fn next_id(&self) -> u32 {
+        // Non-zero, as the envelope requires.
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        if id == 0 {
+            self.next_id.fetch_add(1, Ordering::Relaxed)
+        } else {
+            id
+        }
+    }
+
+    /// The first frame of a call or stream: `[len][op][request envelope]`.
+    fn first_frame(
+        &self,
+        op: u8,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> Result<(u32, Vec<u8>), ClientError> {
+        let id = self.next_id();
+        let mut b = Builder::new();
+        let envelope = Request {
+            method: ordinal,
+            promise_id: id,
+            target: 0,
+            cap: &self.config.cap,
+            payload,
+        }
+        .encode(&mut b)?;
+        let mut frame = Vec::with_capacity(envelope.len() + 5);
+        put_frame(&mut frame, Some(op), envelope);
+        Ok((id, frame))
+    }
+
+    async fn call_inner(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let (id, frame) = self.first_frame(OP_CALL, ordinal, payload)?;
+        let (mut send, mut recv) = self.connection.open_bi().await.map_err(closed)?;
+        // The request and its FIN together: a server that reads only the request still
+        // completes the stream and returns its credit.
+        send.write_all(&frame)
+            .await
+            .map_err(|e| ClientError::Closed(e.to_string()))?;
+        let _ = send.finish();
+        let answer = read_frame(&mut recv, self.config.max_frame)
+            .await
+            .map_err(|e| ClientError::Closed(format!("reading the answer: {e}")))?
+            .ok_or_else(|| {
+                ClientError::Closed("the server ended the call without an answer".into())
+            })?;
+        let response = Response::parse(&answer).map_err(|e| {
+            ClientError::Protocol(format!("the answer is not a response envelope: {e}"))
+        })?;
+        if response.promise_id != id {
+            return Err(ClientError::Protocol(format!(
+                "the answer is for PromiseID {}, not {id}",
+                response.promise_id
+            )));
+        }
+        if response.status == Status::OK {
+            Ok(response.body.to_vec())
+        } else {
+            Err(ClientError::from_answer(response.status, response.body))
+        }
+    }
+}
+
+impl Transport for QuicClient {
+    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let timeout = self.config.call_timeout;
+        tokio::time::timeout(timeout, self.call_inner(ordinal, payload))
+            .await
+            .map_err(|_| ClientError::Timeout(timeout))?
+    }
+
+    async fn open_stream(&self, ordinal: u32, open: &[u8]) -> Result<StreamIo, ClientError> {
+        let (id, frame) = self.first_frame(OP_STREAM, ordinal, open)?;
+        let (mut send, recv) = self.connection.open_bi().await.map_err(closed)?;
+        send.write_all(&frame)
+            .await
+            .map_err(|e| ClientError::Closed(e.to_string()))?;
+        let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, self.config.max_frame));
+        let (tx, rx) = stream::queue(self.config.stream_queue);
+        tokio::spawn(super::pump_in(recv, tx, self.config.max_frame));
+        tokio::spawn(super::pump_out(Arc::clone(&outbox), send));
+        Ok(StreamIo::new(id, rx, outbox))
+    }
+}
+
+fn closed(e: quinn::ConnectionError) -> ClientError {
+    ClientError::Closed(e.to_string())
+}
+
+/// The name the certificate is checked against, as text (quinn takes a `&str`).
+fn server_name(tls: &ClientTls) -> String {
+    match tls.server_name() {
+        rustls::pki_types::ServerName::DnsName(name) => name.as_ref().to_owned(),
+        rustls::pki_types::ServerName::IpAddress(ip) => std::net::IpAddr::from(*ip).to_string(),
+        other => format!("{other:?}"),
+    }
+}

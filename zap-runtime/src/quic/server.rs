@@ -1,0 +1,352 @@
+//! The QUIC server: quinn's endpoint, a task per connection, a task per QUIC stream, and
+//! the same call core, admission and stream handlers as ZAP/TCP.
+
+use std::io;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use quinn::{Connection, Endpoint, RecvStream, SendStream};
+use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use super::{put_frame, read_first, OP_CALL, OP_STREAM, OUTBOX_LIMIT, REFUSED};
+use crate::call::{self, Admit, NoPipeline, Payload};
+use crate::rpc::{Request, Response, Status, NO_TARGET};
+use crate::service::{Authorizer, Reply, Service};
+use crate::stream::{self, Outbox, StreamIo};
+use crate::tls::ServerTls;
+use crate::{Builder, BuilderPool};
+
+/// Limits and settings of a [`QuicServer`].
+#[derive(Clone, Debug)]
+pub struct QuicConfig {
+    /// Calls and streams open at once on one connection (QUIC's MAX_STREAMS for
+    /// bidirectional streams; default 100, as quic-go's): a client past it waits for
+    /// credit, nothing is refused.
+    pub max_streams: u32,
+    /// Largest frame, in either direction (default 64 MiB, as the Go runtime); a larger
+    /// first frame resets the stream, a larger later frame ends its input.
+    pub max_frame: usize,
+    /// A connection with no packet for this long is closed (default 30 s, as quic-go).
+    pub idle_timeout: Duration,
+    /// A connection whose handshake has not finished in this long is dropped (10 s).
+    pub handshake_timeout: Duration,
+    /// Most connections at once (default 10,000); more are refused at the handshake.
+    pub max_connections: usize,
+    /// Messages waiting for a stream's handler (default 16); past it the peer's sends
+    /// wait on QUIC's flow control for that stream alone.
+    pub stream_queue: usize,
+    /// After shutdown, how long calls and streams in flight may take (default 10 s).
+    pub drain_timeout: Duration,
+    /// Consulted for every call and stream open, as on ZAP/TCP.
+    pub authorize: Option<Authorizer>,
+}
+
+impl Default for QuicConfig {
+    fn default() -> Self {
+        QuicConfig {
+            max_streams: 100,
+            max_frame: super::DEFAULT_MAX_FRAME,
+            idle_timeout: Duration::from_secs(30),
+            handshake_timeout: Duration::from_secs(10),
+            max_connections: 10_000,
+            stream_queue: 16,
+            drain_timeout: Duration::from_secs(10),
+            authorize: None,
+        }
+    }
+}
+
+/// ZAP over QUIC, bound and ready to run.
+#[derive(Debug)]
+pub struct QuicServer<S> {
+    endpoint: Endpoint,
+    service: Arc<S>,
+    config: Arc<QuicConfig>,
+}
+
+impl<S: Service> QuicServer<S> {
+    /// Bind a UDP socket at `addr` and serve `service` there with `tls` (its
+    /// certificate, key exchange and client-certificate settings; ALPN `zap/1` is set
+    /// here).
+    pub fn bind(
+        addr: SocketAddr,
+        service: Arc<S>,
+        tls: &ServerTls,
+        config: QuicConfig,
+    ) -> io::Result<QuicServer<S>> {
+        let mut rustls = (**tls.rustls_config()).clone();
+        rustls.alpn_protocols = vec![super::ALPN.to_vec()];
+        rustls.max_early_data_size = 0;
+        let crypto = quinn::crypto::rustls::QuicServerConfig::try_from(rustls)
+            .map_err(|e| io::Error::other(format!("these TLS settings cannot serve QUIC: {e}")))?;
+        let mut server = quinn::ServerConfig::with_crypto(Arc::new(crypto));
+        let mut transport = quinn::TransportConfig::default();
+        transport.max_concurrent_bidi_streams(config.max_streams.into());
+        transport.max_concurrent_uni_streams(0u32.into());
+        transport.max_idle_timeout(Some(
+            quinn::IdleTimeout::try_from(config.idle_timeout)
+                .map_err(|e| io::Error::other(format!("idle timeout: {e}")))?,
+        ));
+        server.transport_config(Arc::new(transport));
+        let endpoint = Endpoint::server(server, addr)?;
+        Ok(QuicServer {
+            endpoint,
+            service,
+            config: Arc::new(config),
+        })
+    }
+
+    /// The bound address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.endpoint.local_addr()
+    }
+
+    /// Serve until `shutdown` is cancelled; then stop accepting, let what is in flight
+    /// finish (within the drain timeout) and close every connection.
+    pub async fn run(self, shutdown: CancellationToken) -> io::Result<()> {
+        let local = self.local_addr()?;
+        tracing::info!(%local, service = S::NAME, "serving ZAP over QUIC");
+        let live = Arc::new(AtomicUsize::new(0));
+        let mut connections = JoinSet::new();
+        loop {
+            let incoming = tokio::select! {
+                incoming = self.endpoint.accept() => incoming,
+                () = shutdown.cancelled() => break,
+            };
+            let Some(incoming) = incoming else { break };
+            if live.load(Ordering::Relaxed) >= self.config.max_connections {
+                tracing::warn!(peer = %incoming.remote_address(), "quic: refused a connection: {} are open (the limit)", self.config.max_connections);
+                incoming.refuse();
+                continue;
+            }
+            live.fetch_add(1, Ordering::Relaxed);
+            let (service, config, shutdown, live) = (
+                Arc::clone(&self.service),
+                Arc::clone(&self.config),
+                shutdown.clone(),
+                Arc::clone(&live),
+            );
+            connections.spawn(async move {
+                let peer = incoming.remote_address();
+                match tokio::time::timeout(config.handshake_timeout, incoming).await {
+                    Ok(Ok(connection)) => serve(service, connection, config, shutdown).await,
+                    Ok(Err(e)) => tracing::debug!(%peer, "quic: handshake failed: {e}"),
+                    Err(_) => tracing::debug!(%peer, "quic: handshake timed out"),
+                }
+                live.fetch_sub(1, Ordering::Relaxed);
+            });
+            while connections.try_join_next().is_some() {}
+        }
+        while connections.join_next().await.is_some() {}
+        self.endpoint.close(0u32.into(), b"server shutting down");
+        self.endpoint.wait_idle().await;
+        Ok(())
+    }
+}
+
+/// One connection: a task per QUIC stream until the peer closes it or shutdown.
+async fn serve<S: Service>(
+    service: Arc<S>,
+    connection: Connection,
+    config: Arc<QuicConfig>,
+    shutdown: CancellationToken,
+) {
+    let pool = Arc::new(BuilderPool::new());
+    let mut streams = JoinSet::new();
+    loop {
+        let accepted = tokio::select! {
+            accepted = connection.accept_bi() => accepted,
+            () = shutdown.cancelled() => break,
+        };
+        let (send, recv) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                tracing::debug!(peer = %connection.remote_address(), "quic: connection ended: {e}");
+                streams.abort_all();
+                return;
+            }
+        };
+        let (service, config, pool) =
+            (Arc::clone(&service), Arc::clone(&config), Arc::clone(&pool));
+        streams.spawn(serve_stream(service, send, recv, config, pool));
+        while streams.try_join_next().is_some() {}
+    }
+    // Shutdown: what is in flight finishes (or is dropped at the drain timeout).
+    let drained = tokio::time::timeout(config.drain_timeout, async {
+        while streams.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        streams.abort_all();
+    }
+    connection.close(0u32.into(), b"server shutting down");
+}
+
+/// One QUIC stream: a call or a stream, by its first frame's op.
+async fn serve_stream<S: Service>(
+    service: Arc<S>,
+    mut send: SendStream,
+    mut recv: RecvStream,
+    config: Arc<QuicConfig>,
+    pool: Arc<BuilderPool>,
+) {
+    let (op, envelope) = match read_first(&mut recv, config.max_frame).await {
+        Ok(first) => first,
+        Err(e) => {
+            tracing::debug!("quic: refused a stream: its first frame: {e}");
+            let _ = recv.stop(REFUSED);
+            let _ = send.reset(REFUSED);
+            return;
+        }
+    };
+    match op {
+        OP_CALL => answer(&*service, send, envelope, &config, &pool).await,
+        OP_STREAM => open_stream(service, send, recv, envelope, &config).await,
+        other => {
+            tracing::debug!("quic: refused a stream: unknown op {other}");
+            let _ = recv.stop(REFUSED);
+            let _ = send.reset(REFUSED);
+        }
+    }
+}
+
+/// A call: run it through the call core and write the response frame, then FIN.
+async fn answer<S: Service>(
+    service: &S,
+    mut send: SendStream,
+    envelope: Bytes,
+    config: &QuicConfig,
+    pool: &BuilderPool,
+) {
+    let req = match Request::parse(&envelope) {
+        Ok(req) => req,
+        Err(e) => {
+            tracing::debug!("quic: refused a call: malformed envelope: {e}");
+            let _ = send.reset(REFUSED);
+            return;
+        }
+    };
+    let call = call::Call {
+        ordinal: req.method,
+        cap: req.cap,
+        target: req.target,
+        payload: Payload::Shared(crate::owned::share(&envelope, req.payload)),
+    };
+    let mut out = pool.get();
+    let mut text = String::new();
+    // No pipelining: each call has its own QUIC stream, and no result outlives it.
+    let outcome = call::run(
+        service,
+        &mut config.authorize.as_ref(),
+        &mut NoPipeline,
+        call,
+        &mut out,
+        &mut text,
+    )
+    .await;
+    let (status, body): (Status, &[u8]) = match outcome {
+        call::Outcome::Refused(status) => (status, text.as_bytes()),
+        call::Outcome::Ran(Ok(Reply::Message)) => (Status::OK, out.as_bytes()),
+        call::Outcome::Ran(Ok(Reply::Empty)) => (Status::OK, &[]),
+        call::Outcome::Ran(Err(e)) => {
+            text.clear();
+            e.write_body(&mut text);
+            (e.status, text.as_bytes())
+        }
+    };
+    let frame = response_frame(status, req.promise_id, body);
+    if send.write_all(&frame).await.is_ok() {
+        let _ = send.finish();
+    }
+}
+
+/// `[len][response envelope]`.
+fn response_frame(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
+    let mut b = Builder::new();
+    let response = Response {
+        status,
+        promise_id,
+        body,
+    };
+    let mut frame = Vec::new();
+    match response.encode(&mut b) {
+        Ok(envelope) => put_frame(&mut frame, None, envelope),
+        Err(e) => {
+            let text = format!("the answer cannot be sent: {e}");
+            let fallback = Response {
+                status: Status::INTERNAL,
+                promise_id,
+                body: text.as_bytes(),
+            };
+            if let Ok(envelope) = fallback.encode(&mut b) {
+                put_frame(&mut frame, None, envelope);
+            }
+        }
+    }
+    frame
+}
+
+/// A stream: checked and admitted as on ZAP/TCP, then the handler with its messages
+/// pumped in from `recv` and out to `send`.
+async fn open_stream<S: Service>(
+    service: Arc<S>,
+    mut send: SendStream,
+    recv: RecvStream,
+    envelope: Bytes,
+    config: &QuicConfig,
+) {
+    let req = match Request::parse(&envelope) {
+        Ok(req) => req,
+        Err(e) => {
+            tracing::debug!("quic: refused a stream open: malformed envelope: {e}");
+            let _ = send.reset(REFUSED);
+            return;
+        }
+    };
+    let end_at_once = |mut send: SendStream, why: &str| {
+        tracing::debug!(method = req.method, "quic: stream refused: {why}");
+        let _ = send.finish();
+    };
+    let Some(method) = S::method(req.method).filter(|m| m.streaming.is_stream()) else {
+        let why = format!(
+            "{} has no stream method with ordinal {}",
+            S::NAME,
+            req.method
+        );
+        return end_at_once(send, &why);
+    };
+    if req.target != NO_TARGET {
+        return end_at_once(
+            send,
+            "a stream cannot be pipelined on a result (Target must be 0)",
+        );
+    }
+    let mut why = String::new();
+    if let Err(status) = config
+        .authorize
+        .as_ref()
+        .admit(req.cap, req.method, &mut why)
+    {
+        return end_at_once(send, &format!("{status}: {why}"));
+    }
+    let open = crate::owned::share(&envelope, req.payload);
+    let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, config.max_frame));
+    let (tx, rx) = stream::queue(config.stream_queue);
+    let io = StreamIo::new(req.promise_id, rx, Arc::clone(&outbox));
+    let name = method.name;
+    tokio::spawn(super::pump_in(recv, tx, config.max_frame));
+    let out = tokio::spawn(super::pump_out(Arc::clone(&outbox), send));
+    if let Err(e) = service.stream(req.method, open, io).await {
+        tracing::debug!(
+            method = name,
+            "quic: stream handler ended with an error: {}",
+            e.message
+        );
+    }
+    // The handler's sender is dropped with it, which ends its side: let the rest go out.
+    let _ = out.await;
+}
