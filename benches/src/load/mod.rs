@@ -7,6 +7,7 @@
 
 pub mod baseline;
 mod http;
+mod quic;
 mod stats;
 mod ws;
 mod zap;
@@ -37,6 +38,9 @@ pub enum Target {
     HttpFixed,
     /// JSON-RPC over WebSocket on the HTTP port, `eth_getBalance` as for `Http`.
     Ws,
+    /// ZAP over QUIC (`--tls-ca` required): `eth_getBalance`, `depth` calls in flight on
+    /// each QUIC connection, each on its own QUIC stream.
+    Quic,
 }
 
 impl Target {
@@ -48,6 +52,7 @@ impl Target {
             Target::Http => "http",
             Target::HttpFixed => "http-fixed",
             Target::Ws => "ws",
+            Target::Quic => "quic",
         }
     }
 }
@@ -75,6 +80,8 @@ pub struct LoadConfig {
 
 /// A connection, plain or over TLS (opened before the load starts).
 enum Conn {
+    /// QUIC: the connection is made by the driver, over UDP.
+    Quic,
     Plain(TcpStream),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
 }
@@ -162,6 +169,10 @@ pub(crate) async fn write_then_read<S: AsyncRead + AsyncWrite + Unpin>(
 pub async fn run(config: &LoadConfig) -> Result<Report, String> {
     let mut streams = Vec::with_capacity(config.connections);
     for i in 0..config.connections {
+        if config.target == Target::Quic {
+            streams.push(Conn::Quic);
+            continue;
+        }
         let stream = TcpStream::connect(config.addr)
             .await
             .map_err(|e| format!("connection {i} to {}: {e}", config.addr))?;
@@ -201,14 +212,18 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
                 Target::Zap | Target::ZapNode | Target::ZapEcho => match stream {
                     Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
+                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
                 },
+                Target::Quic => quic::drive(&config, clock.clone(), ledger.clone(), first_id).await,
                 Target::Ws => match stream {
                     Conn::Plain(s) => ws::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(_) => Err("the WebSocket target has no TLS mode".to_owned()),
+                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
                 },
                 Target::Http | Target::HttpFixed => match stream {
                     Conn::Plain(s) => http::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(_) => Err("the HTTP targets have no TLS mode".to_owned()),
+                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
                 },
             };
             result.map_err(|e| format!("connection {i}: {e}"))
