@@ -23,6 +23,17 @@ for crate in "${published[@]}"; do
   flags+=(-p "$crate")
 done
 
+# Cargo unpacks a registry crate once into $CARGO_HOME/registry/src/<registry>/ and never
+# again for the same name and version: an unpacking of these crates left by an earlier
+# verification on this machine (same version, older sources) would be built instead of
+# the tarballs packaged now. Remove them; cargo unpacks the new ones. (A target
+# directory that verified older sources of the same version reuses those builds too:
+# verify in a fresh one, as a clean clone has.)
+version=$(cargo pkgid --locked -p zap-runtime | sed 's/.*[#@]//')
+for crate in "${published[@]}"; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
+done
+
 # --locked: the verification build uses Cargo.lock as it is committed (no silent
 # re-resolution). Verification is on (no --no-verify): each crate is built from its
 # tarball, default features, in a target directory of its own.
