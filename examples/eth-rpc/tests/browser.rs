@@ -124,23 +124,7 @@ async fn explorer_calls_get_balance_through_its_form() {
         "screenshot": screenshot,
     })
     .to_string();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.mjs");
-    let out = tokio::task::spawn_blocking(move || {
-        driver
-            .command(&script, &[&spec])
-            .output()
-            .expect("start node")
-    })
-    .await
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "the browser driver failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown: Value = serde_json::from_slice(&out.stdout).expect("the driver's report");
+    let shown = drive(driver, spec).await;
 
     assert_eq!(shown["problems"], json!([]), "the page logged no errors");
     assert_eq!(
@@ -194,23 +178,7 @@ async fn explorer_watches_new_heads_arrive() {
         "screenshot": screenshot,
     })
     .to_string();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.mjs");
-    let out = tokio::task::spawn_blocking(move || {
-        driver
-            .command(&script, &[&spec])
-            .output()
-            .expect("start node")
-    })
-    .await
-    .unwrap();
-    assert!(
-        out.status.success(),
-        "the browser driver failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let shown: Value = serde_json::from_slice(&out.stdout).expect("the driver's report");
+    let shown = drive(driver, spec).await;
     assert_eq!(shown["problems"], json!([]), "the page logged no errors");
     assert!(
         shown["methods"]
@@ -245,6 +213,27 @@ async fn explorer_watches_new_heads_arrive() {
     }
     assert!(screenshot.is_file(), "{} was saved", screenshot.display());
     server.stop().await;
+}
+
+/// Run `tests/browser/explorer.mjs` with `spec`; its report (it must exit 0).
+async fn drive(driver: npm::NodeModules, spec: String) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/explorer.mjs");
+    let out = tokio::task::spawn_blocking(move || {
+        driver
+            .command(&script, &[&spec])
+            .output()
+            .expect("start node")
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "the browser driver failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the driver's report")
 }
 
 /// One raw request on its own connection: the response head (lower-cased) and body.

@@ -15,7 +15,7 @@ mod process;
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
-use process::EthRpc;
+use process::{now, EthRpc};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use zap_runtime::cap::*;
@@ -26,13 +26,6 @@ const NOW_SLACK: u64 = 3600;
 const REQUESTS: u64 = 20;
 /// Members of each batch.
 const BATCH: usize = 1000;
-
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
 
 fn mldsa(n: u8) -> SigningKey {
     SigningKey::from_secret(Scheme::MlDsa65, &[n; 32]).unwrap()

@@ -92,26 +92,17 @@ async fn http_post(addr: std::net::SocketAddr, body: &str) -> (u16, String) {
 /// `end` and exit 0).
 async fn go_heads(args: &[&str], count: u32) -> Vec<BlockHeader> {
     let init = hex::encode(HeadsRequest { count }.to_bytes().unwrap());
-    let out = tokio::process::Command::new(process::go_peer())
-        .args([
-            "stream",
-            "--method",
-            "6",
-            "--init-hex",
-            &init,
-            "--timeout",
-            "20s",
-        ])
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zapgo-peer stream failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).unwrap();
+    let mut all = vec![
+        "stream",
+        "--method",
+        "6",
+        "--init-hex",
+        &init,
+        "--timeout",
+        "20s",
+    ];
+    all.extend_from_slice(args);
+    let text = process::go(&all).await;
     let mut lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.pop(), Some("end"), "{text}");
     lines

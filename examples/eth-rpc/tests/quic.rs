@@ -186,21 +186,6 @@ async fn hostile_first_frames_reset_their_stream_and_nothing_else() {
     assert_eq!((response.status.0, response.promise_id), (200, 9));
 }
 
-/// Run the Go peer with `args`; its stdout (it must exit 0).
-async fn go(args: &[&str]) -> String {
-    let out = tokio::process::Command::new(process::go_peer())
-        .args(args)
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "zapgo-peer {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test quic -- --ignored"]
 async fn the_go_quic_client_calls_and_streams_against_eth_rpc() {
@@ -230,7 +215,7 @@ async fn the_go_quic_client_calls_and_streams_against_eth_rpc() {
     let mut args = vec!["call", "--method", "1", "--payload-hex", &payload];
     args.extend_from_slice(&["--count", "20", "--concurrency", "5"]);
     args.extend_from_slice(&quic);
-    let out = go(&args).await;
+    let out = process::go(&args).await;
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 20, "{out}");
     for line in lines {
@@ -250,7 +235,7 @@ async fn the_go_quic_client_calls_and_streams_against_eth_rpc() {
         "20s",
     ];
     args.extend_from_slice(&quic);
-    let out = go(&args).await;
+    let out = process::go(&args).await;
     let mut lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.pop(), Some("end"), "{out}");
     assert_eq!(lines.len(), 2, "{out}");

@@ -369,14 +369,6 @@ async fn readers_that_never_read_are_dropped_and_cost_bounded_memory() {
     drop(silent);
 }
 
-/// Seconds since 1970.
-fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_capability_of_the_upgrade_covers_every_call_of_the_session() {
     use base64::Engine as _;
@@ -411,7 +403,7 @@ async fn the_capability_of_the_upgrade_covers_every_call_of_the_session() {
             kind: 1,
             target: TARGET,
             permissions: 1,
-            issued_at: now() - 10,
+            issued_at: process::now() - 10,
             ..Default::default()
         },
         &issuer,

@@ -258,22 +258,21 @@ async fn answer<S: Service>(
             (e.status, text.as_bytes())
         }
     };
-    let frame = response_frame(status, req.promise_id, body);
+    let frame = response_frame(&mut pool.get(), status, req.promise_id, body);
     if send.write_all(&frame).await.is_ok() {
         let _ = send.finish();
     }
 }
 
-/// `[len][response envelope]`.
-fn response_frame(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
-    let mut b = Builder::new();
+/// `[len][response envelope]`, the envelope built in `b`.
+fn response_frame(b: &mut Builder, status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
     let response = Response {
         status,
         promise_id,
         body,
     };
     let mut frame = Vec::new();
-    match response.encode(&mut b) {
+    match response.encode(b) {
         Ok(envelope) => put_frame(&mut frame, None, envelope),
         Err(e) => {
             let text = format!("the answer cannot be sent: {e}");
@@ -282,7 +281,7 @@ fn response_frame(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
                 promise_id,
                 body: text.as_bytes(),
             };
-            if let Ok(envelope) = fallback.encode(&mut b) {
+            if let Ok(envelope) = fallback.encode(b) {
                 put_frame(&mut frame, None, envelope);
             }
         }

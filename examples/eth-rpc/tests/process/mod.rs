@@ -333,3 +333,22 @@ pub fn go_peer() -> std::path::PathBuf {
     );
     path
 }
+
+/// Run the Go peer with `args`; its stdout (it must exit 0).
+pub async fn go(args: &[&str]) -> String {
+    let out = Command::new(go_peer()).args(args).output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "zapgo-peer {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Seconds since 1970, as capabilities count time.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
