@@ -40,8 +40,8 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(50);
 /// and refused (over `max_connections`) so far. Cheap: three atomics touched once per
 /// connection, never per call. Clones share the counters.
 ///
-/// Get one from the server before running it: `server::Server::stats` (ZAP/TCP) or
-/// `http::HttpServer::stats`.
+/// Get one from the server before running it: `server::Server::stats` (ZAP/TCP),
+/// `http::HttpServer::stats` or `quic::QuicServer::stats`.
 #[derive(Clone, Debug, Default)]
 pub struct ServerStats(Arc<Counters>);
 
@@ -82,6 +82,24 @@ impl ServerStats {
         self.0.bytes_out.load(Ordering::Relaxed)
     }
 
+    /// Count a connection refused because `max_connections` were open.
+    #[cfg(feature = "quic")]
+    pub(crate) fn refused_one(&self) {
+        self.0.refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Count `n` bytes read (after decryption).
+    #[cfg(feature = "quic")]
+    pub(crate) fn read(&self, n: usize) {
+        self.0.bytes_in.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
+    /// Count `n` bytes written (before encryption).
+    #[cfg(feature = "quic")]
+    pub(crate) fn wrote(&self, n: usize) {
+        self.0.bytes_out.fetch_add(n as u64, Ordering::Relaxed);
+    }
+
     /// The TLS handshake counters (`ServerStats::tls` reads them).
     #[cfg(feature = "tls")]
     pub(crate) fn tls_counters(&self) -> &crate::tls::TlsCounters {
@@ -89,7 +107,7 @@ impl ServerStats {
     }
 
     /// Count a connection open until the returned guard is dropped.
-    fn open(&self) -> Open {
+    pub(crate) fn open(&self) -> Open {
         self.0.accepted.fetch_add(1, Ordering::Relaxed);
         self.0.active.fetch_add(1, Ordering::Relaxed);
         Open(self.clone())
@@ -179,7 +197,7 @@ impl<IO> Counted<IO> {
 
 /// One open connection: counted as active until dropped (also when its task is
 /// aborted at the end of the drain).
-struct Open(ServerStats);
+pub(crate) struct Open(ServerStats);
 
 impl Drop for Open {
     fn drop(&mut self) {

@@ -93,6 +93,23 @@ struct Args {
     /// certificate, a QUIC stream per call; the Go runtime's QUIC transport).
     #[arg(long, value_name = "HOST:PORT", requires = "tls_cert")]
     quic_addr: Option<SocketAddr>,
+    /// Close a QUIC connection after this many seconds without a packet from its peer
+    /// (a peer that vanished, with its calls and streams).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 30.0,
+        requires = "quic_addr"
+    )]
+    quic_idle_timeout: f64,
+    /// Reset a QUIC stream whose first frame has not arrived after this many seconds.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60.0,
+        requires = "quic_addr"
+    )]
+    quic_first_frame_timeout: f64,
     /// On SIGTERM or Ctrl-C, keep serving this many seconds with GET /health answering
     /// 503 (so a load balancer stops sending new work) before draining and exiting.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
@@ -150,9 +167,9 @@ struct Args {
     /// longer.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     zap_first_bytes_timeout: f64,
-    /// MiB that both ports together may buffer of requests still arriving (ZAP frames
-    /// past 16 KiB, HTTP bodies past 16 KiB); past it, connections wait before reading
-    /// more.
+    /// MiB that the ports together may buffer of requests still arriving (ZAP frames
+    /// past 16 KiB, HTTP bodies past 16 KiB, QUIC frames past 16 KiB); past it,
+    /// connections and QUIC streams wait before reading more.
     #[arg(long, value_name = "MIB", default_value_t = 1024)]
     buffer_budget_mib: usize,
     /// Advance the chain by one block every SECONDS (eth_blockNumber counts up, the
@@ -246,7 +263,11 @@ async fn run(args: Args) -> std::io::Result<()> {
         config.quic = Some(eth_rpc::QuicListen {
             addr,
             tls: tls.clone(),
-            config: zap_runtime::quic::QuicConfig::default(),
+            config: zap_runtime::quic::QuicConfig {
+                idle_timeout: seconds(args.quic_idle_timeout)?,
+                first_frame_timeout: seconds(args.quic_first_frame_timeout)?,
+                ..zap_runtime::quic::QuicConfig::default()
+            },
         });
     }
     config.zap.tls.clone_from(&tls);
@@ -265,6 +286,9 @@ async fn run(args: Args) -> std::io::Result<()> {
     config.zap.first_bytes_timeout = seconds(args.zap_first_bytes_timeout)?;
     let budget = zap_runtime::BufferBudget::new(args.buffer_budget_mib.saturating_mul(1 << 20));
     config.zap.buffer_budget = budget.clone();
+    if let Some(quic) = &mut config.quic {
+        quic.config.buffer_budget = budget.clone();
+    }
     config.http.buffer_budget = budget;
     config.zap.max_streams = args.zap_max_streams;
     let block_time = seconds(args.block_time)?;

@@ -133,6 +133,9 @@ impl Servers {
         };
         metrics.register_server("zap", servers.zap_stats());
         metrics.register_server("http", servers.http_stats());
+        if let Some(quic) = &servers.quic {
+            metrics.register_server("quic", quic.stats());
+        }
         Ok(servers)
     }
 

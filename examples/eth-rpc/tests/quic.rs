@@ -1,6 +1,7 @@
 //! ZAP over QUIC against the real binary (`eth-rpc --quic-addr`, the TLS port's
 //! certificate): the generated client over `QuicClient`, calls and `newHeads`, calls in
-//! parallel on one connection, a wrong ALPN and hostile first frames; and both
+//! parallel on one connection, a wrong ALPN, hostile first frames, a flood of streams
+//! held to the buffer budget and a peer that vanishes mid-stream; and both
 //! directions with the Go runtime's QUIC transport (`../shared/peers/zap-go`, ignored
 //! without it: `.ci/run` builds it and runs them).
 
@@ -44,12 +45,17 @@ fn client_tls(pki: &pki::Pki) -> ClientTls {
 /// A plain quinn client endpoint trusting the test CA and offering `alpn`, to send what
 /// `QuicClient` would not.
 fn raw_endpoint(pki: &pki::Pki, alpn: &[u8]) -> quinn::Endpoint {
+    let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
+    endpoint.set_default_client_config(raw_config(pki, alpn));
+    endpoint
+}
+
+/// The quinn client settings of [`raw_endpoint`].
+fn raw_config(pki: &pki::Pki, alpn: &[u8]) -> quinn::ClientConfig {
     let mut rustls = (**client_tls(pki).rustls_config()).clone();
     rustls.alpn_protocols = vec![alpn.to_vec()];
     let crypto = quinn::crypto::rustls::QuicClientConfig::try_from(rustls).unwrap();
-    let mut endpoint = quinn::Endpoint::client("127.0.0.1:0".parse().unwrap()).unwrap();
-    endpoint.set_default_client_config(quinn::ClientConfig::new(std::sync::Arc::new(crypto)));
-    endpoint
+    quinn::ClientConfig::new(std::sync::Arc::new(crypto))
 }
 
 async fn connect(pki: &pki::Pki, addr: SocketAddr) -> QuicClient {
@@ -184,6 +190,238 @@ async fn hostile_first_frames_reset_their_stream_and_nothing_else() {
     let answer = recv.read_to_end(1 << 20).await.unwrap();
     let response = zap_runtime::rpc::Response::parse(&answer[4..]).unwrap();
     assert_eq!((response.status.0, response.promise_id), (200, 9));
+}
+
+/// The server's `/metrics`, over TLS as its HTTP port serves it.
+fn scrape(pki: &pki::Pki, server: &EthRpc) -> process::Scrape {
+    process::Scrape {
+        addr: server.http,
+        tls: Some(client_tls(pki)),
+    }
+}
+
+/// `[len][op 2][envelope]`: open `newHeads` for `count` heads (0: endless).
+fn open_new_heads(count: u32) -> Vec<u8> {
+    let payload = HeadsRequest { count }.to_bytes().unwrap();
+    let mut b = zap_runtime::Builder::new();
+    let envelope = zap_runtime::rpc::Request {
+        method: NEW_HEADS,
+        promise_id: 1,
+        target: 0,
+        cap: b"",
+        payload: &payload,
+    }
+    .encode(&mut b)
+    .unwrap();
+    let mut frame = ((envelope.len() + 1) as u32).to_le_bytes().to_vec();
+    frame.push(zap_runtime::quic::OP_STREAM);
+    frame.extend_from_slice(envelope);
+    frame
+}
+
+/// The ordinal of `newHeads`.
+const NEW_HEADS: u32 = 6;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_streams_is_held_to_the_budget_and_reset_at_the_first_frame_timeout() {
+    let pki = pki::Pki::new();
+    // A 16 MiB budget for frames still arriving, shared with the TCP ports.
+    let server = serve(
+        &pki,
+        &[
+            "--buffer-budget-mib",
+            "16",
+            "--quic-first-frame-timeout",
+            "4",
+        ],
+    )
+    .await;
+    let quic = server.quic.unwrap();
+    let rss_before = process::rss_kib(server.pid);
+    // 8 connections, each with the 100 streams the server allows, each stream sending
+    // the start of a 60 MiB call and then as much of it as the server will take.
+    // A send buffer large enough that no writer waits on the client's own connection
+    // limit (quinn does not wake such a writer when its stream is stopped).
+    let mut endpoint = raw_endpoint(&pki, zap_runtime::quic::ALPN);
+    let mut transport = quinn::TransportConfig::default();
+    transport.send_window(1 << 30);
+    let mut config = raw_config(&pki, zap_runtime::quic::ALPN);
+    config.transport_config(std::sync::Arc::new(transport));
+    endpoint.set_default_client_config(config);
+    let mut writers = tokio::task::JoinSet::new();
+    let mut connections = Vec::new();
+    for _ in 0..8 {
+        let connection = endpoint.connect(quic, "localhost").unwrap().await.unwrap();
+        for _ in 0..100 {
+            let (mut send, _recv) = connection.open_bi().await.unwrap();
+            writers.spawn(async move {
+                let mut head = (60u32 << 20).to_le_bytes().to_vec();
+                head.push(zap_runtime::quic::OP_CALL);
+                send.write_all(&head).await?;
+                let chunk = vec![0u8; 64 << 10];
+                loop {
+                    send.write_all(&chunk).await?;
+                }
+                #[allow(unreachable_code)]
+                Ok::<(), quinn::WriteError>(())
+            });
+        }
+        connections.push(connection);
+    }
+    // The server reads until the budget is spent, then stops: 800 streams of up to
+    // 60 MiB are held to 16 MiB of buffers plus QUIC's windows.
+    let received = process::until_reading_stops(scrape(&pki, &server), "quic", 256 << 10).await;
+    let rss_grown = process::rss_kib(server.pid).saturating_sub(rss_before);
+    assert!(
+        received < (16 << 20) + (64 << 10),
+        "the server read {received} bytes of frames it could not finish"
+    );
+    // The budget and eight connections' 8 MiB receive windows are 80 MiB; as much again
+    // is left for quinn's, the tasks' and the allocator's own.
+    assert!(
+        rss_grown < 160 << 10,
+        "the server grew by {rss_grown} KiB under the flood"
+    );
+    // Everyone else is served meanwhile: a new connection's call.
+    let client = EthClient::new(connect(&pki, quic).await);
+    assert_eq!(client.chain_id().await.unwrap().chain_id, eth_rpc::CHAIN_ID);
+    // At the first-frame timeout every flooding stream is reset and its buffer given
+    // back: a 1 MiB call (to a method that does not exist, answered 404 once read whole)
+    // fits the budget again, on a connection that flooded.
+    let connection = &connections[0];
+    let answer = tokio::time::timeout(Duration::from_secs(30), async {
+        let (mut send, mut recv) = connection.open_bi().await.unwrap();
+        let mut b = zap_runtime::Builder::new();
+        let payload = vec![7u8; 1 << 20];
+        let envelope = zap_runtime::rpc::Request {
+            method: 999,
+            promise_id: 5,
+            target: 0,
+            cap: b"",
+            payload: &payload,
+        }
+        .encode(&mut b)
+        .unwrap();
+        let mut frame = ((envelope.len() + 1) as u32).to_le_bytes().to_vec();
+        frame.push(zap_runtime::quic::OP_CALL);
+        frame.extend_from_slice(envelope);
+        send.write_all(&frame).await.unwrap();
+        send.finish().unwrap();
+        recv.read_to_end(1 << 20).await.unwrap()
+    })
+    .await
+    .expect("the budget is given back within 30 s");
+    let response = zap_runtime::rpc::Response::parse(&answer[4..]).unwrap();
+    assert_eq!((response.status.0, response.promise_id), (404, 5));
+    writers.abort_all();
+}
+
+/// A UDP socket that can vanish: from then on it sends nothing and drops what arrives,
+/// as a peer whose machine is switched off (no CONNECTION_CLOSE, no reset).
+#[derive(Debug)]
+struct Vanishing {
+    inner: std::sync::Arc<dyn quinn::AsyncUdpSocket>,
+    gone: std::sync::atomic::AtomicBool,
+}
+
+impl Vanishing {
+    fn gone(&self) -> bool {
+        self.gone.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl quinn::AsyncUdpSocket for Vanishing {
+    fn create_io_poller(self: std::sync::Arc<Self>) -> std::pin::Pin<Box<dyn quinn::UdpPoller>> {
+        std::sync::Arc::clone(&self.inner).create_io_poller()
+    }
+
+    fn try_send(&self, transmit: &quinn::udp::Transmit<'_>) -> std::io::Result<()> {
+        if self.gone() {
+            return Ok(());
+        }
+        self.inner.try_send(transmit)
+    }
+
+    fn poll_recv(
+        &self,
+        cx: &mut std::task::Context<'_>,
+        bufs: &mut [std::io::IoSliceMut<'_>],
+        meta: &mut [quinn::udp::RecvMeta],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        loop {
+            let polled = self.inner.poll_recv(cx, bufs, meta);
+            if !(self.gone() && matches!(polled, std::task::Poll::Ready(Ok(_)))) {
+                return polled;
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.inner.local_addr()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_that_vanishes_mid_stream_is_dropped_at_the_idle_timeout() {
+    use quinn::Runtime as _;
+    let pki = pki::Pki::new();
+    let server = serve(&pki, &["--quic-idle-timeout", "2", "--block-time", "0.05"]).await;
+    let quic = server.quic.unwrap();
+    let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let socket = std::sync::Arc::new(Vanishing {
+        inner: quinn::TokioRuntime.wrap_udp_socket(socket).unwrap(),
+        gone: false.into(),
+    });
+    let mut endpoint = quinn::Endpoint::new_with_abstract_socket(
+        quinn::EndpointConfig::default(),
+        None,
+        socket.clone(),
+        std::sync::Arc::new(quinn::TokioRuntime),
+    )
+    .unwrap();
+    endpoint.set_default_client_config(raw_config(&pki, zap_runtime::quic::ALPN));
+    let connection = endpoint.connect(quic, "localhost").unwrap().await.unwrap();
+    // An endless newHeads stream, and a call whose request never finishes.
+    let (mut send, mut heads) = connection.open_bi().await.unwrap();
+    send.write_all(&open_new_heads(0)).await.unwrap();
+    let mut word = [0u8; 4];
+    heads.read_exact(&mut word).await.unwrap();
+    let (mut half, _) = connection.open_bi().await.unwrap();
+    half.write_all(&[200, 0, 0, 0, 1, 9]).await.unwrap();
+    let metrics = scrape(&pki, &server);
+    let active = |name: &'static str, label: &'static str| {
+        let metrics = metrics.clone();
+        async move { metrics.metric(name, &[label]).await }
+    };
+    assert_eq!(
+        active("zap_streams_active", "transport=\"quic\"").await,
+        Some(1)
+    );
+    assert_eq!(
+        active("zap_connections_active", "server=\"quic\"").await,
+        Some(1)
+    );
+    socket
+        .gone
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    // Heads keep coming into the void until the 2 s idle timeout drops the connection,
+    // its stream and its half-sent call.
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let streams = active("zap_streams_active", "transport=\"quic\"").await;
+        let connections = active("zap_connections_active", "server=\"quic\"").await;
+        if (streams, connections) == (Some(0), Some(0)) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "still {streams:?} streams and {connections:?} connections 20 s later"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // The server is none the worse: a new client is served.
+    let client = EthClient::new(connect(&pki, quic).await);
+    assert_eq!(client.chain_id().await.unwrap().chain_id, eth_rpc::CHAIN_ID);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

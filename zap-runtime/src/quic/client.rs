@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use quinn::{Connection, Endpoint};
 
-use super::{put_frame, read_frame, OP_CALL, OP_STREAM, OUTBOX_LIMIT};
+use super::{put_frame, read_frame, Side, OP_CALL, OP_STREAM, OUTBOX_LIMIT};
 use crate::rpc::{Request, Response, Status};
 use crate::stream::{self, Outbox, StreamIo};
 use crate::tls::ClientTls;
@@ -157,7 +157,7 @@ impl QuicClient {
             .await
             .map_err(|e| ClientError::Closed(e.to_string()))?;
         let _ = send.finish();
-        let answer = read_frame(&mut recv, self.config.max_frame)
+        let answer = read_frame(&mut recv, &Side::client(self.config.max_frame))
             .await
             .map_err(|e| ClientError::Closed(format!("reading the answer: {e}")))?
             .ok_or_else(|| {
@@ -196,8 +196,9 @@ impl Transport for QuicClient {
             .map_err(|e| ClientError::Closed(e.to_string()))?;
         let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, self.config.max_frame));
         let (tx, rx) = stream::queue(self.config.stream_queue);
-        tokio::spawn(super::pump_in(recv, tx, self.config.max_frame));
-        tokio::spawn(super::pump_out(Arc::clone(&outbox), send));
+        let side = Side::client(self.config.max_frame);
+        tokio::spawn(super::pump_in(recv, tx, side.clone()));
+        tokio::spawn(super::pump_out(Arc::clone(&outbox), send, side));
         Ok(StreamIo::new(id, rx, outbox))
     }
 }

@@ -38,6 +38,8 @@ use bytes::{Bytes, BytesMut};
 use quinn::{RecvStream, SendStream, VarInt};
 use tokio::sync::mpsc;
 
+use crate::accept::ServerStats;
+use crate::budget::{BufferBudget, Held};
 use crate::frame::Direction;
 use crate::stream::{Incoming, Outbox};
 
@@ -71,11 +73,51 @@ pub(crate) enum FrameError {
     Read(#[from] quinn::ReadError),
 }
 
+/// How one side reads and counts frames: the largest it takes, and on the server the
+/// budget that partly arrived frames are held against and the counters of its bytes.
+#[derive(Clone, Debug)]
+pub(crate) struct Side {
+    pub(crate) max_frame: usize,
+    pub(crate) budget: Option<BufferBudget>,
+    pub(crate) stats: Option<ServerStats>,
+}
+
+impl Side {
+    /// A client: its own bound, no budget, no counters.
+    pub(crate) fn client(max_frame: usize) -> Side {
+        Side {
+            max_frame,
+            budget: None,
+            stats: None,
+        }
+    }
+
+    fn read(&self, n: usize) {
+        if let Some(stats) = &self.stats {
+            stats.read(n);
+        }
+    }
+
+    pub(crate) fn wrote(&self, n: usize) {
+        if let Some(stats) = &self.stats {
+            stats.wrote(n);
+        }
+    }
+}
+
+/// Bytes of a frame that arrive before the budget is consulted: small frames never
+/// touch it (as a ZAP/TCP connection's first 16 KiB of read buffer).
+const UNCOUNTED: usize = 16 << 10;
+/// How far ahead of the bytes buffered a frame reserves from the budget.
+const STEP: usize = 64 << 10;
+
 /// Read `[len u32][bytes]`; `None` at a FIN between frames. The bytes are one chunk of
-/// quinn's when they arrived in one (no copy); memory grows only with bytes received.
+/// quinn's when they arrived in one (no copy); memory grows only with bytes received,
+/// and past [`UNCOUNTED`] only with the budget's leave: while it is spent the stream
+/// is not read, and QUIC's flow control holds the peer back.
 pub(crate) async fn read_frame(
     recv: &mut RecvStream,
-    max: usize,
+    side: &Side,
 ) -> Result<Option<Bytes>, FrameError> {
     let mut word = [0u8; 4];
     let mut got = 0;
@@ -87,18 +129,22 @@ pub(crate) async fn read_frame(
         }
     }
     let len = u32::from_le_bytes(word) as usize;
-    if len > max {
-        return Err(FrameError::TooLarge { len, max });
+    if len > side.max_frame {
+        return Err(FrameError::TooLarge {
+            len,
+            max: side.max_frame,
+        });
     }
-    read_exact(recv, len).await.map(Some)
+    side.read(4);
+    read_exact(recv, len, side).await.map(Some)
 }
 
 /// Read the first frame of a stream: its op and envelope.
 pub(crate) async fn read_first(
     recv: &mut RecvStream,
-    max: usize,
+    side: &Side,
 ) -> Result<(u8, Bytes), FrameError> {
-    let mut frame = read_frame(recv, max).await?.ok_or(FrameError::EarlyEnd)?;
+    let mut frame = read_frame(recv, side).await?.ok_or(FrameError::EarlyEnd)?;
     if frame.is_empty() {
         return Err(FrameError::Empty);
     }
@@ -106,15 +152,23 @@ pub(crate) async fn read_first(
     Ok((op, frame.split_off(1)))
 }
 
-async fn read_exact(recv: &mut RecvStream, len: usize) -> Result<Bytes, FrameError> {
+async fn read_exact(recv: &mut RecvStream, len: usize, side: &Side) -> Result<Bytes, FrameError> {
     let mut whole: Option<BytesMut> = None;
+    let mut held = side.budget.as_ref().map(|b| Held::new(b.clone()));
     let mut left = len;
     while left > 0 {
+        let buffered = whole.as_ref().map_or(0, BytesMut::len);
+        let mut most = left;
+        if let Some(held) = held.as_mut().filter(|_| len > UNCOUNTED) {
+            most = most.min(STEP);
+            held.hold(buffered + most).await;
+        }
         let chunk = recv
-            .read_chunk(left, true)
+            .read_chunk(most, true)
             .await?
             .ok_or(FrameError::EarlyEnd)?;
         left -= chunk.bytes.len();
+        side.read(chunk.bytes.len());
         match &mut whole {
             None if left == 0 => return Ok(chunk.bytes),
             None => {
@@ -141,9 +195,9 @@ pub(crate) const REFUSED: VarInt = VarInt::from_u32(0);
 
 /// Deliver the peer's messages on `recv` to a stream's queue, and its FIN as the end.
 /// Stops reading (STOP_SENDING) when the handler is gone or a frame is bad.
-pub(crate) async fn pump_in(mut recv: RecvStream, tx: mpsc::Sender<Incoming>, max: usize) {
+pub(crate) async fn pump_in(mut recv: RecvStream, tx: mpsc::Sender<Incoming>, side: Side) {
     loop {
-        match read_frame(&mut recv, max).await {
+        match read_frame(&mut recv, &side).await {
             Ok(Some(message)) => {
                 if tx.send(Incoming::Message(message)).await.is_err() {
                     let _ = recv.stop(REFUSED);
@@ -165,7 +219,7 @@ pub(crate) async fn pump_in(mut recv: RecvStream, tx: mpsc::Sender<Incoming>, ma
 
 /// Write what a stream's sender puts in `outbox` to `send` as frames, and FIN once it
 /// ends its side. A peer that stops reading closes the outbox (later sends fail).
-pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream) {
+pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream, side: Side) {
     let mut frames = Vec::new();
     let mut out = Vec::new();
     loop {
@@ -187,6 +241,7 @@ pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream) {
             outbox.close("the peer stopped reading this stream");
             return;
         }
+        side.wrote(out.len());
         if ended {
             let _ = send.finish();
             return;

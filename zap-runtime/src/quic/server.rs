@@ -12,7 +12,9 @@ use quinn::{Connection, Endpoint, RecvStream, SendStream};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{put_frame, read_first, OP_CALL, OP_STREAM, OUTBOX_LIMIT, REFUSED};
+use super::{put_frame, read_first, Side, OP_CALL, OP_STREAM, OUTBOX_LIMIT, REFUSED};
+use crate::accept::ServerStats;
+use crate::budget::BufferBudget;
 use crate::call::{self, Admit, NoPipeline, Payload};
 use crate::rpc::{Request, Response, Status, NO_TARGET};
 use crate::service::{Authorizer, Reply, Service};
@@ -41,9 +43,26 @@ pub struct QuicConfig {
     pub stream_queue: usize,
     /// After shutdown, how long calls and streams in flight may take (default 10 s).
     pub drain_timeout: Duration,
+    /// A stream whose first frame (op and envelope) has not fully arrived in this long
+    /// is reset (default 60 s): a silent or trickling stream holds one of
+    /// [`max_streams`](Self::max_streams) for this long, not for the connection's life.
+    pub first_frame_timeout: Duration,
+    /// Bytes a connection's peer may send ahead of what the server has read, across all
+    /// its streams (QUIC's connection flow-control window; default 8 MiB); each stream
+    /// may send 1 MiB ahead, or this if smaller. With `max_connections` this bounds what
+    /// QUIC buffers for peers.
+    pub receive_window: u32,
+    /// The budget that frames still arriving are held against past their first 16 KiB,
+    /// shared with the other servers of the process by default
+    /// ([`BufferBudget::process`]): while it is spent, such streams are not read and
+    /// QUIC's flow control holds their peers back.
+    pub buffer_budget: BufferBudget,
     /// Consulted for every call and stream open, as on ZAP/TCP.
     pub authorize: Option<Authorizer>,
 }
+
+/// Each stream's own receive window, or the connection's if smaller.
+const STREAM_RECEIVE_WINDOW: u32 = 1 << 20;
 
 impl Default for QuicConfig {
     fn default() -> Self {
@@ -55,6 +74,9 @@ impl Default for QuicConfig {
             max_connections: 10_000,
             stream_queue: 16,
             drain_timeout: Duration::from_secs(10),
+            first_frame_timeout: Duration::from_secs(60),
+            receive_window: 8 << 20,
+            buffer_budget: BufferBudget::process(),
             authorize: None,
         }
     }
@@ -65,7 +87,23 @@ impl Default for QuicConfig {
 pub struct QuicServer<S> {
     endpoint: Endpoint,
     service: Arc<S>,
-    config: Arc<QuicConfig>,
+    config: Arc<Settings>,
+    stats: ServerStats,
+}
+
+/// The configuration, and how streams read and count frames.
+#[derive(Debug)]
+struct Settings {
+    config: QuicConfig,
+    side: Side,
+}
+
+impl std::ops::Deref for Settings {
+    type Target = QuicConfig;
+
+    fn deref(&self) -> &QuicConfig {
+        &self.config
+    }
 }
 
 impl<S: Service> QuicServer<S> {
@@ -87,17 +125,34 @@ impl<S: Service> QuicServer<S> {
         let mut transport = quinn::TransportConfig::default();
         transport.max_concurrent_bidi_streams(config.max_streams.into());
         transport.max_concurrent_uni_streams(0u32.into());
+        transport.receive_window(config.receive_window.into());
+        transport.stream_receive_window(config.receive_window.min(STREAM_RECEIVE_WINDOW).into());
         transport.max_idle_timeout(Some(
             quinn::IdleTimeout::try_from(config.idle_timeout)
                 .map_err(|e| io::Error::other(format!("idle timeout: {e}")))?,
         ));
         server.transport_config(Arc::new(transport));
         let endpoint = Endpoint::server(server, addr)?;
+        let stats = ServerStats::default();
+        let side = Side {
+            max_frame: config.max_frame,
+            budget: Some(config.buffer_budget.clone()),
+            stats: Some(stats.clone()),
+        };
         Ok(QuicServer {
             endpoint,
             service,
-            config: Arc::new(config),
+            config: Arc::new(Settings { config, side }),
+            stats,
         })
+    }
+
+    /// The server's counters: connections (accepted once their handshake finishes,
+    /// active, refused past `max_connections`), application bytes (frames, before
+    /// QUIC's encryption) and handshakes by outcome and group. Register them with
+    /// `Metrics::register_server` to have them scraped.
+    pub fn stats(&self) -> ServerStats {
+        self.stats.clone()
     }
 
     /// The bound address.
@@ -120,22 +175,36 @@ impl<S: Service> QuicServer<S> {
             let Some(incoming) = incoming else { break };
             if live.load(Ordering::Relaxed) >= self.config.max_connections {
                 tracing::warn!(peer = %incoming.remote_address(), "quic: refused a connection: {} are open (the limit)", self.config.max_connections);
+                self.stats.refused_one();
                 incoming.refuse();
                 continue;
             }
             live.fetch_add(1, Ordering::Relaxed);
-            let (service, config, shutdown, live) = (
+            let (service, config, shutdown, live, stats) = (
                 Arc::clone(&self.service),
                 Arc::clone(&self.config),
                 shutdown.clone(),
                 Arc::clone(&live),
+                self.stats.clone(),
             );
             connections.spawn(async move {
                 let peer = incoming.remote_address();
+                let tls = stats.tls_counters();
                 match tokio::time::timeout(config.handshake_timeout, incoming).await {
-                    Ok(Ok(connection)) => serve(service, connection, config, shutdown).await,
-                    Ok(Err(e)) => tracing::debug!(%peer, "quic: handshake failed: {e}"),
-                    Err(_) => tracing::debug!(%peer, "quic: handshake timed out"),
+                    Ok(Ok(connection)) => {
+                        // quinn does not tell which group was agreed: counted as neither.
+                        tls.completed_with(None);
+                        let _open = stats.open();
+                        serve(service, connection, config, shutdown).await;
+                    }
+                    Ok(Err(e)) => {
+                        tls.failed();
+                        tracing::debug!(%peer, "quic: handshake failed: {e}");
+                    }
+                    Err(_) => {
+                        tls.timed_out();
+                        tracing::debug!(%peer, "quic: handshake timed out");
+                    }
                 }
                 live.fetch_sub(1, Ordering::Relaxed);
             });
@@ -152,7 +221,7 @@ impl<S: Service> QuicServer<S> {
 async fn serve<S: Service>(
     service: Arc<S>,
     connection: Connection,
-    config: Arc<QuicConfig>,
+    config: Arc<Settings>,
     shutdown: CancellationToken,
 ) {
     let pool = Arc::new(BuilderPool::new());
@@ -191,13 +260,27 @@ async fn serve_stream<S: Service>(
     service: Arc<S>,
     mut send: SendStream,
     mut recv: RecvStream,
-    config: Arc<QuicConfig>,
+    config: Arc<Settings>,
     pool: Arc<BuilderPool>,
 ) {
-    let (op, envelope) = match read_first(&mut recv, config.max_frame).await {
-        Ok(first) => first,
-        Err(e) => {
+    let first = tokio::time::timeout(
+        config.first_frame_timeout,
+        read_first(&mut recv, &config.side),
+    )
+    .await;
+    let (op, envelope) = match first {
+        Ok(Ok(first)) => first,
+        Ok(Err(e)) => {
             tracing::debug!("quic: refused a stream: its first frame: {e}");
+            let _ = recv.stop(REFUSED);
+            let _ = send.reset(REFUSED);
+            return;
+        }
+        Err(_) => {
+            tracing::debug!(
+                "quic: refused a stream: no first frame within {:?}",
+                config.first_frame_timeout
+            );
             let _ = recv.stop(REFUSED);
             let _ = send.reset(REFUSED);
             return;
@@ -219,7 +302,7 @@ async fn answer<S: Service>(
     service: &S,
     mut send: SendStream,
     envelope: Bytes,
-    config: &QuicConfig,
+    config: &Settings,
     pool: &BuilderPool,
 ) {
     let req = match Request::parse(&envelope) {
@@ -260,6 +343,7 @@ async fn answer<S: Service>(
     };
     let frame = response_frame(&mut pool.get(), status, req.promise_id, body);
     if send.write_all(&frame).await.is_ok() {
+        config.side.wrote(frame.len());
         let _ = send.finish();
     }
 }
@@ -296,7 +380,7 @@ async fn open_stream<S: Service>(
     mut send: SendStream,
     recv: RecvStream,
     envelope: Bytes,
-    config: &QuicConfig,
+    config: &Settings,
 ) {
     let req = match Request::parse(&envelope) {
         Ok(req) => req,
@@ -337,8 +421,12 @@ async fn open_stream<S: Service>(
     let (tx, rx) = stream::queue(config.stream_queue);
     let io = StreamIo::new(req.promise_id, rx, Arc::clone(&outbox));
     let name = method.name;
-    tokio::spawn(super::pump_in(recv, tx, config.max_frame));
-    let out = tokio::spawn(super::pump_out(Arc::clone(&outbox), send));
+    tokio::spawn(super::pump_in(recv, tx, config.side.clone()));
+    let out = tokio::spawn(super::pump_out(
+        Arc::clone(&outbox),
+        send,
+        config.side.clone(),
+    ));
     if let Err(e) = service.stream(req.method, open, io).await {
         tracing::debug!(
             method = name,

@@ -170,7 +170,14 @@ pub async fn get_status(addr: SocketAddr, path: &str) -> Option<u16> {
 /// The whole answer to `GET path` at `addr` (one request, `Connection: close`), or
 /// `None` when nothing answers there or the connection breaks.
 async fn get(addr: SocketAddr, path: &str) -> Option<String> {
-    let mut stream = TcpStream::connect(addr).await.ok()?;
+    get_on(TcpStream::connect(addr).await.ok()?, addr, path).await
+}
+
+/// [`get`] on a connection already made (plain or TLS).
+async fn get_on<IO>(mut stream: IO, addr: SocketAddr, path: &str) -> Option<String>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
     let head = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
     stream.write_all(head.as_bytes()).await.ok()?;
     let mut answer = Vec::new();
@@ -263,29 +270,71 @@ pub fn rss_kib(pid: u32) -> u64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-/// `zap_received_bytes_total` of listener `server` (`zap`, `http`), from the `/metrics`
-/// at `http` (0 when it does not answer).
-pub async fn received_bytes(http: SocketAddr, server: &str) -> u64 {
+/// Where `/metrics` is read: a plain HTTP port (`From<SocketAddr>`), or one serving
+/// TLS (`eth-rpc --tls-cert` serves its HTTP and admin ports over TLS).
+#[derive(Clone, Debug)]
+pub struct Scrape {
+    pub addr: SocketAddr,
+    pub tls: Option<zap_runtime::tls::ClientTls>,
+}
+
+impl From<SocketAddr> for Scrape {
+    fn from(addr: SocketAddr) -> Scrape {
+        Scrape { addr, tls: None }
+    }
+}
+
+impl Scrape {
+    /// The `/metrics` text, or `None` when nothing answers.
+    pub async fn text(&self) -> Option<String> {
+        let answer = match &self.tls {
+            None => get(self.addr, "/metrics").await?,
+            Some(tls) => {
+                let tcp = TcpStream::connect(self.addr).await.ok()?;
+                let (stream, _) = tls.connect(tcp).await.ok()?;
+                get_on(stream, self.addr, "/metrics").await?
+            }
+        };
+        answer
+            .split_once("\r\n\r\n")
+            .map(|(_, body)| body.to_string())
+    }
+
+    /// The value of the first sample of metric `name` (`zap_streams_active`, ...)
+    /// whose labels contain every one of `labels` (`server="quic"`); `None` when there
+    /// is no such sample.
+    pub async fn metric(&self, name: &str, labels: &[&str]) -> Option<u64> {
+        let text = self.text().await?;
+        let prefix = format!("{name}{{");
+        text.lines()
+            .find(|l| l.starts_with(&prefix) && labels.iter().all(|label| l.contains(label)))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+    }
+}
+
+/// `zap_received_bytes_total` of listener `server` (`zap`, `http`, `quic`), from the
+/// `/metrics` at `http` (0 when it does not answer).
+pub async fn received_bytes(http: impl Into<Scrape>, server: &str) -> u64 {
     let label = format!("server=\"{server}\"");
-    let text = get_body(http, "/metrics").await.unwrap_or_default();
-    text.lines()
-        .find(|l| l.starts_with("zap_received_bytes_total{") && l.contains(&label))
-        .and_then(|l| l.rsplit(' ').next())
-        .and_then(|v| v.parse().ok())
+    http.into()
+        .metric("zap_received_bytes_total", &[&label])
+        .await
         .unwrap_or(0)
 }
 
 /// Wait until the server has read all it will from its `server` listener: its received
 /// byte count has grown by no more than `slack` (what each poll adds itself) for a
 /// second. Returns the count.
-pub async fn until_reading_stops(http: SocketAddr, server: &str, slack: u64) -> u64 {
+pub async fn until_reading_stops(http: impl Into<Scrape>, server: &str, slack: u64) -> u64 {
+    let http = http.into();
     let mut last = (
-        received_bytes(http, server).await,
+        received_bytes(http.clone(), server).await,
         std::time::Instant::now(),
     );
     while last.1.elapsed() < Duration::from_secs(1) {
         tokio::time::sleep(Duration::from_millis(100)).await;
-        let now = received_bytes(http, server).await;
+        let now = received_bytes(http.clone(), server).await;
         if now > last.0 + slack {
             last = (now, std::time::Instant::now());
         }
