@@ -163,6 +163,7 @@ impl QuicClient {
             .ok_or_else(|| {
                 ClientError::Closed("the server ended the call without an answer".into())
             })?;
+        super::take_fin(&mut recv);
         let response = Response::parse(&answer).map_err(|e| {
             ClientError::Protocol(format!("the answer is not a response envelope: {e}"))
         })?;

@@ -32,6 +32,7 @@
 mod client;
 mod server;
 
+use std::future::Future as _;
 use std::sync::Arc;
 
 use bytes::{Bytes, BytesMut};
@@ -180,6 +181,15 @@ async fn read_exact(recv: &mut RecvStream, len: usize, side: &Side) -> Result<By
         }
     }
     Ok(whole.map(BytesMut::freeze).unwrap_or_default())
+}
+
+/// Take the FIN if it has arrived already (it usually comes in the packet that
+/// carried the last frame), without waiting: quinn sends STOP_SENDING for a receive
+/// side dropped before its end was read, one more frame each way for every call.
+pub(crate) fn take_fin(recv: &mut RecvStream) {
+    let mut byte = [0u8; 1];
+    let read = std::pin::pin!(recv.read(&mut byte));
+    let _ = read.poll(&mut std::task::Context::from_waker(std::task::Waker::noop()));
 }
 
 /// `[len][bytes]`, or with `op` the first frame's `[len][op][bytes]`, appended to `out`.

@@ -287,7 +287,10 @@ async fn serve_stream<S: Service>(
         }
     };
     match op {
-        OP_CALL => answer(&*service, send, envelope, &config, &pool).await,
+        OP_CALL => {
+            super::take_fin(&mut recv);
+            answer(&*service, send, envelope, &config, &pool).await;
+        }
         OP_STREAM => open_stream(service, send, recv, envelope, &config).await,
         other => {
             tracing::debug!("quic: refused a stream: unknown op {other}");
