@@ -181,6 +181,8 @@ mod scalar;
 pub mod server;
 pub mod service;
 #[cfg(any(feature = "server", feature = "http"))]
+mod sharded;
+#[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod shutdown;
 pub mod stream;

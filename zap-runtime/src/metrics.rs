@@ -17,12 +17,15 @@
 //!   `timed_out`).
 //!
 //! Recording a call touches only the counters made when the [`Metered`] service was
-//! built (one set per method): two clock reads (the TSC where usable, by `quanta`) and
-//! three relaxed atomic adds (calls started, the duration's bucket, the duration sum):
-//! no lock, no allocation, no label lookup. The call count is the histogram's count and
-//! the calls in flight are those started and not finished; `prometheus-client` encodes
-//! them at scrape time. Only the first error of each status of a method looks its
-//! counter up (and allocates it). Each call also runs in a `tracing` span `call` at
+//! built (one set per method), and only the calling thread's own copy of them: each
+//! thread counts in slots no other thread writes (a load and a store, no locked
+//! instruction, no cache line shared between cores), summed at scrape time. Every call
+//! counts as started and finished (`zap_calls_total`, `zap_calls_in_flight`); one call
+//! in [`DEFAULT_TIME_ONE_IN`] of each method on each thread (the first one included) is
+//! timed, with two clock reads (the TSC where usable, by `quanta`), into the duration
+//! histogram, whose `_count` is therefore the calls timed: [`Metered::time_one_in`]`(1)`
+//! times every call. No lock, no allocation, no label lookup per call. An error looks
+//! up its status's counter. Each call also runs in a `tracing` span `call` at
 //! DEBUG level with the method, transport, status and duration in microseconds, closed
 //! by an `answered` event (so a log shows one line per call): free unless a subscriber
 //! enables that level for `zap_runtime::metrics`.
@@ -69,6 +72,7 @@ use tracing::Instrument as _;
 use crate::accept::ServerStats;
 use crate::builder::Builder;
 use crate::service::{CallError, MethodInfo, Reply, Service};
+use crate::sharded::Counter as Sharded;
 use crate::stream::{StreamCounters, StreamIo};
 
 /// `service`, `method`, `transport`.
@@ -94,13 +98,16 @@ fn bucket(nanos: u64) -> usize {
     ((u64::BITS - (multiples - 1).leading_zeros()) as usize).min(BUCKETS)
 }
 
-/// One method's counters on one transport: what a call touches.
-#[derive(Debug, Default)]
+/// One method's counters on one transport: what a call touches. The per-call ones are
+/// kept per thread ([`Sharded`]) and summed at scrape time.
+#[derive(Debug)]
 struct CallStats {
-    started: AtomicU64,
-    sum_nanos: AtomicU64,
-    /// Per-bucket (not cumulative) counts; the last one is `+Inf`.
-    buckets: [AtomicU64; BUCKETS + 1],
+    started: Sharded,
+    finished: Sharded,
+    /// Of the timed calls: their total duration and per-bucket (not cumulative)
+    /// counts; the last bucket is `+Inf`.
+    sum_nanos: Sharded,
+    buckets: [Sharded; BUCKETS + 1],
     /// A stream method: its streams are counted below, not as calls.
     is_stream: AtomicBool,
     streams_opened: AtomicU64,
@@ -110,9 +117,22 @@ struct CallStats {
 }
 
 impl CallStats {
-    fn finished(&self, nanos: u64) {
-        self.buckets[bucket(nanos)].fetch_add(1, Ordering::Relaxed);
-        self.sum_nanos.fetch_add(nanos, Ordering::Relaxed);
+    fn new() -> CallStats {
+        CallStats {
+            started: Sharded::new(),
+            finished: Sharded::new(),
+            sum_nanos: Sharded::new(),
+            buckets: std::array::from_fn(|_| Sharded::new()),
+            is_stream: AtomicBool::new(false),
+            streams_opened: AtomicU64::new(0),
+            streams_ended: AtomicU64::new(0),
+            messages: Arc::default(),
+        }
+    }
+
+    fn timed(&self, nanos: u64) {
+        self.buckets[bucket(nanos)].add(1);
+        self.sum_nanos.add(nanos);
     }
 }
 
@@ -211,7 +231,7 @@ impl Metrics {
         if let Some((_, stats)) = calls.iter().find(|(l, _)| *l == labels) {
             return stats.clone();
         }
-        let stats = Arc::new(CallStats::default());
+        let stats = Arc::new(CallStats::new());
         calls.push((labels, stats.clone()));
         stats
     }
@@ -229,27 +249,24 @@ struct Calls(CallTable);
 
 impl Collector for Calls {
     fn encode(&self, mut encoder: DescriptorEncoder<'_>) -> Result<(), std::fmt::Error> {
-        // One consistent reading per method: finished calls (the bucket counts) first,
-        // so that `started` read after them is never less.
+        // One consistent reading per method: finished calls first, so that `started`
+        // read after them is never less.
         let readings: Vec<_> = lock(&self.0)
             .iter()
             .map(|(labels, stats)| {
-                let buckets: Vec<u64> = stats
-                    .buckets
-                    .iter()
-                    .map(|b| b.load(Ordering::Relaxed))
-                    .collect();
-                let sum = stats.sum_nanos.load(Ordering::Relaxed);
-                let started = stats.started.load(Ordering::Relaxed);
-                (*labels, buckets, sum, started)
+                let finished = stats.finished.get();
+                let buckets: Vec<u64> = stats.buckets.iter().map(|b| b.get()).collect();
+                let sum = stats.sum_nanos.get();
+                let started = stats.started.get();
+                (*labels, buckets, sum, started, finished)
             })
             .collect();
         let count = |buckets: &[u64]| buckets.iter().sum::<u64>();
         self.encode_streams(&mut encoder)?;
         let mut calls =
             encoder.encode_descriptor("zap_calls", "Calls answered", None, MetricType::Counter)?;
-        for (labels, buckets, _, _) in &readings {
-            ConstCounter::new(count(buckets)).encode(calls.encode_family(labels)?)?;
+        for (labels, _, _, _, finished) in &readings {
+            ConstCounter::new(*finished).encode(calls.encode_family(labels)?)?;
         }
         let mut in_flight = encoder.encode_descriptor(
             "zap_calls_in_flight",
@@ -257,13 +274,13 @@ impl Collector for Calls {
             None,
             MetricType::Gauge,
         )?;
-        for (labels, buckets, _, started) in &readings {
-            let now = started.saturating_sub(count(buckets));
+        for (labels, _, _, started, finished) in &readings {
+            let now = started.saturating_sub(*finished);
             ConstGauge::new(now as i64).encode(in_flight.encode_family(labels)?)?;
         }
         let mut duration = encoder.encode_descriptor(
             "zap_call_duration_seconds",
-            "Time from the start of a call's handler to its answer",
+            "Time from the start of a call's handler to its answer (of the calls timed)",
             None,
             MetricType::Histogram,
         )?;
@@ -271,7 +288,7 @@ impl Collector for Calls {
             .map(|i| (FIRST_BOUND_NS << i) as f64 / 1e9)
             .chain([f64::INFINITY])
             .collect();
-        for (labels, buckets, sum, _) in &readings {
+        for (labels, buckets, sum, _, _) in &readings {
             let per_bucket: Vec<(f64, u64)> = bounds
                 .iter()
                 .copied()
@@ -467,7 +484,12 @@ pub struct Metered<S> {
     /// One entry per `S::METHODS` entry, in the same order.
     methods: Box<[(CallLabels, Arc<CallStats>)]>,
     unknown: (CallLabels, Arc<CallStats>),
+    /// A call is timed when this thread's count of the method's calls, masked, is 0.
+    sample_mask: u64,
 }
+
+/// By default one call in this many (per method, per thread) is timed.
+pub const DEFAULT_TIME_ONE_IN: u32 = 8;
 
 impl<S: Service> Metered<S> {
     /// Record the calls of `service` made over `transport` (a label value such as
@@ -496,7 +518,18 @@ impl<S: Service> Metered<S> {
                 })
                 .collect(),
             unknown: method("unknown"),
+            sample_mask: u64::from(DEFAULT_TIME_ONE_IN - 1),
         }
+    }
+
+    /// Time one call in `n` (rounded up to a power of two; 1 times every call) of each
+    /// method on each thread, instead of one in [`DEFAULT_TIME_ONE_IN`]: the duration
+    /// histogram then counts the calls timed, while `zap_calls_total` and the calls in
+    /// flight count every call. Timing takes two clock reads, most of what recording a
+    /// call costs; every thread's first call of a method is timed.
+    pub fn time_one_in(mut self, n: u32) -> Self {
+        self.sample_mask = u64::from(n.max(1).next_power_of_two() - 1);
+        self
     }
 
     /// The wrapped service.
@@ -511,22 +544,49 @@ impl<S: Service> Metered<S> {
     }
 }
 
-/// Records a started call as finished when dropped, also when the call is cancelled.
+/// Records a started call as finished when dropped, also when the call is cancelled,
+/// and its duration if it is timed.
 struct Finish<'m> {
     stats: &'m CallStats,
     clock: &'m quanta::Clock,
+    /// The clock at the start if the call is timed, else 0.
     start: u64,
+    /// Recorded already.
+    done: bool,
 }
 
-impl Finish<'_> {
-    fn nanos(&self) -> u64 {
-        self.clock.delta_as_nanos(self.start, self.clock.raw())
+impl<'m> Finish<'m> {
+    /// Count a call started, timing it if its turn comes.
+    #[inline(always)]
+    fn start(stats: &'m CallStats, clock: &'m quanta::Clock, sample_mask: u64) -> Self {
+        let sampled = stats.started.add(1) & sample_mask == 0;
+        Finish {
+            stats,
+            clock,
+            start: if sampled { clock.raw().max(1) } else { 0 },
+            done: false,
+        }
+    }
+
+    /// Count the call finished, and its duration if it is timed.
+    #[inline(always)]
+    fn finish(&mut self) {
+        if self.done {
+            return;
+        }
+        self.done = true;
+        self.stats.finished.add(1);
+        if self.start != 0 {
+            let nanos = self.clock.delta_as_nanos(self.start, self.clock.raw());
+            self.stats.timed(nanos);
+        }
     }
 }
 
 impl Drop for Finish<'_> {
+    #[inline(always)]
     fn drop(&mut self) {
-        self.stats.finished(self.nanos());
+        self.finish();
     }
 }
 
@@ -560,44 +620,105 @@ impl<S: Service> Service for Metered<S> {
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
         let (labels, stats) = self.method(ordinal);
-        let span = tracing::debug_span!(
-            "call",
-            method = labels[1].1,
-            transport = labels[2].1,
-            status = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
+        // Unless a subscriber logs calls (DEBUG for this module), the call runs without
+        // a span, in a future as small as it can be (it is moved, whole, at least once);
+        // the first check is one load of tracing's global level. A logged call is
+        // boxed: it writes a log line anyway.
+        if tracing::level_enabled!(tracing::Level::DEBUG) {
+            let span = tracing::debug_span!(
+                "call",
+                method = labels[1].1,
+                transport = labels[2].1,
+                status = tracing::field::Empty,
+                duration_us = tracing::field::Empty,
+            );
+            if !span.is_disabled() {
+                return Either::Right(Box::pin(
+                    self.logged(span, labels, stats, ordinal, payload, out),
+                ));
+            }
+        }
+        Either::Left(Counted {
+            call: self.service.call(ordinal, payload, out),
+            finish: Finish::start(stats, &self.clock, self.sample_mask),
+            labels,
+            errors: &self.metrics.0.errors,
+        })
+    }
+}
+
+impl<S: Service> Metered<S> {
+    /// A call in its `tracing` span, always timed, closed by an `answered` event.
+    async fn logged<'a>(
+        &'a self,
+        span: tracing::Span,
+        labels: &'a CallLabels,
+        stats: &'a CallStats,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> Result<Reply, CallError> {
         let recorded = span.clone();
-        let call = async move {
-            stats.started.fetch_add(1, Ordering::Relaxed);
-            let finish = Finish {
-                stats,
-                clock: &self.clock,
-                start: self.clock.raw(),
-            };
+        async move {
+            let began = self.clock.raw();
+            let finish = Finish::start(stats, &self.clock, self.sample_mask);
             let result = self.service.call(ordinal, payload, out).await;
             let status = match &result {
                 Ok(_) => 200,
                 Err(e) => {
-                    let status = e.status.0;
-                    let labels = (*labels, [("status", status)]);
-                    self.metrics.0.errors.get_or_create(&labels).inc();
-                    status
+                    self.count_error(labels, e);
+                    e.status.0
                 }
             };
-            if !recorded.is_disabled() {
-                recorded.record("status", status);
-                recorded.record("duration_us", finish.nanos() / 1000);
-                tracing::debug!(parent: &recorded, "answered");
-            }
+            recorded.record("status", status);
+            let nanos = self.clock.delta_as_nanos(began, self.clock.raw());
+            recorded.record("duration_us", nanos / 1000);
+            tracing::debug!(parent: &recorded, "answered");
             drop(finish);
             result
-        };
-        // Entering a disabled span on every poll still costs: skip it.
-        match span.is_disabled() {
-            true => Either::Left(call),
-            false => Either::Right(call.instrument(span)),
         }
+        .instrument(span)
+        .await
+    }
+
+    fn count_error(&self, labels: &CallLabels, e: &CallError) {
+        count_error(&self.metrics.0.errors, labels, e);
+    }
+}
+
+fn count_error(errors: &Family<ErrorLabels, Counter>, labels: &CallLabels, e: &CallError) {
+    let labels = (*labels, [("status", e.status.0)]);
+    errors.get_or_create(&labels).inc();
+}
+
+pin_project_lite::pin_project! {
+    /// A call being counted: the service's own future, and what to record when it
+    /// ends (a hand-written future: smaller, and moved more cheaply, than an `async`
+    /// block around the call).
+    struct Counted<'m, F> {
+        #[pin]
+        call: F,
+        finish: Finish<'m>,
+        labels: &'m CallLabels,
+        errors: &'m Family<ErrorLabels, Counter>,
+    }
+}
+
+impl<F: Future<Output = Result<Reply, CallError>>> Future for Counted<'_, F> {
+    type Output = F::Output;
+
+    #[inline]
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        let result = std::task::ready!(this.call.poll(cx));
+        this.finish.finish();
+        if let Err(e) = &result {
+            count_error(this.errors, this.labels, e);
+        }
+        std::task::Poll::Ready(result)
     }
 }
 
