@@ -93,6 +93,7 @@ mod cache;
 pub mod chain;
 mod error;
 mod issue;
+mod memo;
 mod policy;
 mod refused;
 mod scheme;

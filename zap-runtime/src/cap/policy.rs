@@ -4,9 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use super::cache::{Cache, Entry, MAX_IDS};
+use super::cache::{Cache, Entry};
 use super::chain::Presented;
 use super::error::{CapError, Refusal};
+use super::memo;
 use super::refused::Refused;
 use super::scheme::{twin_signature, PublicKey, Scheme};
 use super::wire::{Capability, KIND_DELEGATE, PERM_ATTENUATE};
@@ -88,7 +89,13 @@ pub struct Policy {
     refused: Option<Refused>,
     /// Signatures checked, each a public-key operation: the cost a forger can impose.
     signature_checks: Arc<AtomicU64>,
+    /// This policy's own id, under which threads remember what it verified
+    /// ([`memo`](super::memo)).
+    id: u64,
 }
+
+/// The next policy's id.
+static NEXT_POLICY: AtomicU64 = AtomicU64::new(1);
 
 /// Shows what the policy accepts (target, issuer count, method table), not its cache.
 impl core::fmt::Debug for Policy {
@@ -203,6 +210,7 @@ impl Policy {
                 cache: None,
                 refused: None,
                 signature_checks: Arc::default(),
+                id: NEXT_POLICY.fetch_add(1, Ordering::Relaxed),
             },
             cache_capacity: DEFAULT_CACHE_CAPACITY,
             refusal_memory: DEFAULT_REFUSAL_MEMORY,
@@ -293,6 +301,17 @@ impl Policy {
     /// [`verify`](Self::verify), the grant written to `grant` (on success only). The
     /// checks use it so that a hit copies the grant once, into their own frame.
     fn verify_into(&self, cap: &[u8], now: u64, grant: &mut Grant) -> Result<(), CapError> {
+        if self.cache.is_some() {
+            // This thread's memo first: no lock, no fingerprint. A hit only for the very
+            // bytes that were verified, re-checked for time and revocation.
+            let hit = memo::get(self.id, cap, |e| {
+                *grant = e.grant;
+                self.recheck(grant, e.ids(), now)
+            });
+            if let Some(checked) = hit {
+                return checked.map_err(Into::into);
+            }
+        }
         let cached = self.cache.as_ref().map(|c| (c, c.fingerprint(cap)));
         if let Some((cache, fp)) = cached {
             // A hit only for the very bytes that were verified (compared in full), so a
@@ -309,7 +328,12 @@ impl Policy {
             }
         }
         let entry = match self.verify_fresh(cap, now, cached) {
-            Ok(entry) => entry,
+            Ok(entry) => {
+                if self.cache.is_some() {
+                    memo::put(self.id, cap, &entry);
+                }
+                entry
+            }
             Err(refusal) => {
                 if let Some((refused, key)) = &remembered {
                     refused.put(key, refusal, now);
@@ -321,12 +345,10 @@ impl Policy {
         Ok(())
     }
 
-    /// True if `cap` (fingerprint `fp`) is cached: its grant is then in `grant`,
-    /// re-checked at `now` (a refusal may leave it written). Copies out of the cache only the grant and, if there is a
-    /// revocation hook, the CapIDs to ask it about (it is asked after the cache is
-    /// unlocked). (An out-parameter: moving an `Option` of the grant out and back cost
-    /// a fifth of a hit, in store-forwarding stalls.)
-    #[inline]
+    /// True if `cap` (fingerprint `fp`) is in the shared cache: its grant is then in
+    /// `grant`, re-checked at `now` (a refusal may leave it written), and this thread's
+    /// memo remembers it. The entry is copied out, so the revocation hook is asked
+    /// after the cache is unlocked.
     fn hit(
         &self,
         cache: &Cache,
@@ -335,23 +357,13 @@ impl Policy {
         now: u64,
         grant: &mut Grant,
     ) -> Result<bool, Refusal> {
-        if self.revocation.is_none() {
-            if cache.get(fp, cap, |e| *grant = e.grant).is_none() {
-                return Ok(false);
-            }
-            self.recheck(grant, &[], now)?;
-        } else {
-            let mut ids = [[0u8; 32]; MAX_IDS];
-            let Some(n) = cache.get(fp, cap, |e| {
-                *grant = e.grant;
-                let n = e.ids().len();
-                ids[..n].copy_from_slice(e.ids());
-                n
-            }) else {
-                return Ok(false);
-            };
-            self.recheck(grant, &ids[..n], now)?;
+        let mut entry = Entry::new(Grant::NONE);
+        if cache.get(fp, cap, |e| entry = *e).is_none() {
+            return Ok(false);
         }
+        *grant = entry.grant;
+        self.recheck(grant, entry.ids(), now)?;
+        memo::put(self.id, cap, &entry);
         Ok(true)
     }
 
