@@ -18,6 +18,7 @@
 //! JSON hex goes through stack buffers, prost merges into reused messages.
 
 mod capnp_codec;
+mod floor;
 mod json;
 mod planus_codec;
 mod postcard_codec;
@@ -26,6 +27,7 @@ mod rkyv_codec;
 mod zap;
 
 pub use capnp_codec::{Capnp, CapnpUnlimited};
+pub use floor::Floor;
 pub use json::{JsonBytes, JsonEngine, JsonLogs, JsonStr, SerdeJson, SonicRs};
 pub use planus_codec::Planus;
 pub use postcard_codec::Postcard;
@@ -109,6 +111,7 @@ macro_rules! for_each_codec {
         use $crate::codecs::*;
         $f::<ZapFixed>($($arg),*);
         $f::<ZapTails>($($arg),*);
+        $f::<Floor>($($arg),*);
         $f::<Planus>($($arg),*);
         $f::<Capnp>($($arg),*);
         $f::<CapnpUnlimited>($($arg),*);
