@@ -51,34 +51,39 @@ fn u64_at<const N: usize>(o: &[u8; N], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// Header and fixed section of `N` bytes into `out`, the fields written by `fill`.
+/// A whole message of `M` bytes (header and fixed section) into `out`: one array, its
+/// fields written by `fill` at constant offsets, one copy into the reused buffer.
 #[inline]
-fn write<const N: usize>(out: &mut Vec<u8>, fill: impl FnOnce(&mut [u8; N])) -> &[u8] {
-    let mut m = [0u8; 128];
-    let size = HEADER_SIZE + N;
+fn write<const M: usize>(out: &mut Vec<u8>, fill: impl FnOnce(&mut [u8; M])) -> &[u8] {
+    let mut m = [0u8; M];
     m[..4].copy_from_slice(&MAGIC);
     m[4..6].copy_from_slice(&VERSION1.to_le_bytes());
     m[8..12].copy_from_slice(&(HEADER_SIZE as u32).to_le_bytes());
-    m[12..16].copy_from_slice(&(size as u32).to_le_bytes());
-    if let Some(fields) = m[HEADER_SIZE..].first_chunk_mut::<N>() {
-        fill(fields);
-    }
+    m[12..16].copy_from_slice(&(M as u32).to_le_bytes());
+    fill(&mut m);
     out.clear();
-    out.extend_from_slice(&m[..size]);
+    out.extend_from_slice(&m);
     out
 }
 
-fn request_fields(o: &mut [u8; REQUEST], v: &Request) {
-    o[0..8].copy_from_slice(&v.id.to_le_bytes());
-    o[8..16].copy_from_slice(&v.block.to_le_bytes());
-    o[16..36].copy_from_slice(&v.account);
+/// The request message: header and fixed section.
+const REQUEST_MESSAGE: usize = HEADER_SIZE + REQUEST;
+/// The response message: header and fixed section.
+const RESPONSE_MESSAGE: usize = HEADER_SIZE + RESPONSE;
+
+#[inline(always)]
+fn request_fields(m: &mut [u8; REQUEST_MESSAGE], v: &Request) {
+    m[16..24].copy_from_slice(&v.id.to_le_bytes());
+    m[24..32].copy_from_slice(&v.block.to_le_bytes());
+    m[32..52].copy_from_slice(&v.account);
 }
 
-fn response_fields(o: &mut [u8; RESPONSE], v: &Response) {
-    o[0..8].copy_from_slice(&v.id.to_le_bytes());
-    o[8..16].copy_from_slice(&v.balance.to_le_bytes());
-    o[16..24].copy_from_slice(&v.nonce.to_le_bytes());
-    o[24..56].copy_from_slice(&v.block_hash);
+#[inline(always)]
+fn response_fields(m: &mut [u8; RESPONSE_MESSAGE], v: &Response) {
+    m[16..24].copy_from_slice(&v.id.to_le_bytes());
+    m[24..32].copy_from_slice(&v.balance.to_le_bytes());
+    m[32..40].copy_from_slice(&v.nonce.to_le_bytes());
+    m[40..72].copy_from_slice(&v.block_hash);
 }
 
 fn read_request(o: &[u8; REQUEST]) -> Request {
@@ -116,12 +121,12 @@ impl Codec for Floor {
 
     #[inline]
     fn encode_request(&mut self, v: &Request) -> &[u8] {
-        write::<REQUEST>(&mut self.out, |o| request_fields(o, v))
+        write::<REQUEST_MESSAGE>(&mut self.out, |m| request_fields(m, v))
     }
 
     #[inline]
     fn encode_response(&mut self, v: &Response) -> &[u8] {
-        write::<RESPONSE>(&mut self.out, |o| response_fields(o, v))
+        write::<RESPONSE_MESSAGE>(&mut self.out, |m| response_fields(m, v))
     }
 
     #[inline]
@@ -144,7 +149,7 @@ impl Codec for Floor {
         let mut account = [0u8; 20];
         account.copy_from_slice(&o[16..36]);
         let v = compute(u64_at(o, 0), u64_at(o, 8), &account);
-        Ok(write::<RESPONSE>(&mut self.out, |o| response_fields(o, &v)))
+        Ok(write::<RESPONSE_MESSAGE>(&mut self.out, |m| response_fields(m, &v)))
     }
 
     fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {
