@@ -149,7 +149,9 @@ impl Codec for Floor {
         let mut account = [0u8; 20];
         account.copy_from_slice(&o[16..36]);
         let v = compute(u64_at(o, 0), u64_at(o, 8), &account);
-        Ok(write::<RESPONSE_MESSAGE>(&mut self.out, |m| response_fields(m, &v)))
+        Ok(write::<RESPONSE_MESSAGE>(&mut self.out, |m| {
+            response_fields(m, &v)
+        }))
     }
 
     fn request_values(&mut self, wire: &[u8]) -> Result<Request, Error> {
