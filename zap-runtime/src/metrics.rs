@@ -666,7 +666,7 @@ impl<S: Service> Metered<S> {
             let status = match &result {
                 Ok(_) => 200,
                 Err(e) => {
-                    self.count_error(labels, e);
+                    count_error(&self.metrics.0.errors, labels, e);
                     e.status.0
                 }
             };
@@ -680,12 +680,9 @@ impl<S: Service> Metered<S> {
         .instrument(span)
         .await
     }
-
-    fn count_error(&self, labels: &CallLabels, e: &CallError) {
-        count_error(&self.metrics.0.errors, labels, e);
-    }
 }
 
+/// Count an error answer of the method `labels` under its status.
 fn count_error(errors: &Family<ErrorLabels, Counter>, labels: &CallLabels, e: &CallError) {
     let labels = (*labels, [("status", e.status.0)]);
     errors.get_or_create(&labels).inc();

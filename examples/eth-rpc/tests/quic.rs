@@ -172,19 +172,7 @@ async fn hostile_first_frames_reset_their_stream_and_nothing_else() {
         eth_rpc::CHAIN_ID
     );
     let (mut send, mut recv) = raw.open_bi().await.unwrap();
-    let mut b = zap_runtime::Builder::new();
-    let envelope = zap_runtime::rpc::Request {
-        method: 2,
-        promise_id: 9,
-        target: 0,
-        cap: b"",
-        payload: b"",
-    }
-    .encode(&mut b)
-    .unwrap();
-    let mut frame = ((envelope.len() + 1) as u32).to_le_bytes().to_vec();
-    frame.push(1);
-    frame.extend_from_slice(envelope);
+    let frame = first_frame(zap_runtime::quic::OP_CALL, 2, 9, b"");
     send.write_all(&frame).await.unwrap();
     send.finish().unwrap();
     let answer = recv.read_to_end(1 << 20).await.unwrap();
@@ -200,23 +188,29 @@ fn scrape(pki: &pki::Pki, server: &EthRpc) -> process::Scrape {
     }
 }
 
-/// `[len][op 2][envelope]`: open `newHeads` for `count` heads (0: endless).
-fn open_new_heads(count: u32) -> Vec<u8> {
-    let payload = HeadsRequest { count }.to_bytes().unwrap();
+/// A QUIC stream's first frame, `[len][op][request envelope]`, as `QuicClient` would
+/// write it: method `method`, PromiseID `id`, no capability.
+fn first_frame(op: u8, method: u32, id: u32, payload: &[u8]) -> Vec<u8> {
     let mut b = zap_runtime::Builder::new();
     let envelope = zap_runtime::rpc::Request {
-        method: NEW_HEADS,
-        promise_id: 1,
+        method,
+        promise_id: id,
         target: 0,
         cap: b"",
-        payload: &payload,
+        payload,
     }
     .encode(&mut b)
     .unwrap();
     let mut frame = ((envelope.len() + 1) as u32).to_le_bytes().to_vec();
-    frame.push(zap_runtime::quic::OP_STREAM);
+    frame.push(op);
     frame.extend_from_slice(envelope);
     frame
+}
+
+/// `[len][op 2][envelope]`: open `newHeads` for `count` heads (0: endless).
+fn open_new_heads(count: u32) -> Vec<u8> {
+    let payload = HeadsRequest { count }.to_bytes().unwrap();
+    first_frame(zap_runtime::quic::OP_STREAM, NEW_HEADS, 1, &payload)
 }
 
 /// The ordinal of `newHeads`.
@@ -291,20 +285,7 @@ async fn a_flood_of_streams_is_held_to_the_budget_and_reset_at_the_first_frame_t
     let connection = &connections[0];
     let answer = tokio::time::timeout(Duration::from_secs(30), async {
         let (mut send, mut recv) = connection.open_bi().await.unwrap();
-        let mut b = zap_runtime::Builder::new();
-        let payload = vec![7u8; 1 << 20];
-        let envelope = zap_runtime::rpc::Request {
-            method: 999,
-            promise_id: 5,
-            target: 0,
-            cap: b"",
-            payload: &payload,
-        }
-        .encode(&mut b)
-        .unwrap();
-        let mut frame = ((envelope.len() + 1) as u32).to_le_bytes().to_vec();
-        frame.push(zap_runtime::quic::OP_CALL);
-        frame.extend_from_slice(envelope);
+        let frame = first_frame(zap_runtime::quic::OP_CALL, 999, 5, &vec![7u8; 1 << 20]);
         send.write_all(&frame).await.unwrap();
         send.finish().unwrap();
         recv.read_to_end(1 << 20).await.unwrap()

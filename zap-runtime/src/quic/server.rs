@@ -268,36 +268,22 @@ async fn serve_stream<S: Service>(
         read_first(&mut recv, &config.side),
     )
     .await;
-    let (op, envelope) = match first {
-        Ok(Ok(first)) => first,
-        Ok(Err(e)) => {
-            tracing::debug!("quic: refused a stream: its first frame: {e}");
-            let _ = recv.stop(REFUSED);
-            let _ = send.reset(REFUSED);
-            return;
-        }
-        Err(_) => {
-            tracing::debug!(
-                "quic: refused a stream: no first frame within {:?}",
-                config.first_frame_timeout
-            );
-            let _ = recv.stop(REFUSED);
-            let _ = send.reset(REFUSED);
-            return;
-        }
-    };
-    match op {
-        OP_CALL => {
+    let why = match first {
+        Ok(Ok((OP_CALL, envelope))) => {
             super::take_fin(&mut recv);
-            answer(&*service, send, envelope, &config, &pool).await;
+            return answer(&*service, send, envelope, &config, &pool).await;
         }
-        OP_STREAM => open_stream(service, send, recv, envelope, &config).await,
-        other => {
-            tracing::debug!("quic: refused a stream: unknown op {other}");
-            let _ = recv.stop(REFUSED);
-            let _ = send.reset(REFUSED);
+        Ok(Ok((OP_STREAM, envelope))) => {
+            return open_stream(service, send, recv, envelope, &config).await;
         }
-    }
+        Ok(Ok((other, _))) => format!("unknown op {other}"),
+        Ok(Err(e)) => format!("its first frame: {e}"),
+        Err(_) => format!("no first frame within {:?}", config.first_frame_timeout),
+    };
+    // Refused as the Go runtime refuses: STOP_SENDING and RESET_STREAM, code 0.
+    tracing::debug!("quic: refused a stream: {why}");
+    let _ = recv.stop(REFUSED);
+    let _ = send.reset(REFUSED);
 }
 
 /// A call: run it through the call core and write the response frame, then FIN.
