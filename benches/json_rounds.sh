@@ -10,6 +10,9 @@
 #
 #   bash benches/json_rounds.sh [ROUNDS=7] [SECONDS=3]
 #
+# ETH_RPC=path runs another eth-rpc binary (to measure a candidate change against the
+# same baselines).
+#
 # Needs: cargo, python3, Linux /proc; taskset (util-linux) pins server and load
 # generator to different cores when there are two or more.
 set -euo pipefail
@@ -37,6 +40,7 @@ fi
 cargo build --release -p zap-benches --bin loadgen --bin baseline_http --bin jsonrpsee_eth \
     -p eth-rpc --bin eth-rpc
 BIN=target/release
+ETH_RPC=${ETH_RPC:-$BIN/eth-rpc}
 
 declare -A PID_OF
 start() {
@@ -52,7 +56,7 @@ start() {
     echo "json_rounds.sh: no server on $addr" >&2
     exit 1
 }
-start zap 127.0.0.1:38545 "$BIN/eth-rpc" --zap-addr 127.0.0.1:39999 --http-addr 127.0.0.1:38545
+start zap 127.0.0.1:38545 "$ETH_RPC" --zap-addr 127.0.0.1:39999 --http-addr 127.0.0.1:38545
 start hyper 127.0.0.1:38544 "$BIN/baseline_http" --addr 127.0.0.1:38544
 start jsonrpsee 127.0.0.1:38546 "$BIN/jsonrpsee_eth" --addr 127.0.0.1:38546
 

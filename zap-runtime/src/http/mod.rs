@@ -137,6 +137,9 @@ pub struct HttpConfig {
     pub max_connections_per_address: Option<usize>,
     /// Time allowed for a request head to arrive, counted from the end of the previous
     /// response on a keep-alive connection, so it is also the idle timeout (default 30 s).
+    /// A response still being written (its bytes still going out) counts as activity;
+    /// the connection is closed between this long and twice this long after its last
+    /// activity, without a timer per request.
     pub header_read_timeout: Duration,
     /// Time allowed for a request body to arrive (default 30 s); past it, 408.
     pub body_read_timeout: Duration,

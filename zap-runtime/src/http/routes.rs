@@ -2,7 +2,10 @@
 //! read (method, content type, declared length), the capped body read, and the
 //! answers for each outcome.
 
+use std::future::Future;
 use std::sync::Arc;
+use std::task::Poll;
+use std::time::Duration;
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -12,7 +15,7 @@ use hyper::{Method, Request, Response, StatusCode};
 use super::browser;
 use super::ws::{self, SessionSlot};
 use super::{HttpConfig, Routes};
-use crate::budget::Held;
+use crate::budget::{BufferBudget, Held};
 use crate::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
 use crate::metrics::Metrics;
 use crate::service::Service;
@@ -142,9 +145,14 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
         None => Ok(Vec::new()),
     };
     // Held until the answer is made: the body's bytes live as long.
-    let mut held = Held::new(config.buffer_budget.clone());
-    let body = read_body(req.into_body(), config.max_body, &mut held);
-    let body = match tokio::time::timeout(config.body_read_timeout, body).await {
+    let mut held = None;
+    let body = read_body(
+        req.into_body(),
+        config.max_body,
+        &config.buffer_budget,
+        &mut held,
+    );
+    let body = match at_once_or_within(config.body_read_timeout, body).await {
         Ok(Ok(body)) => body,
         Ok(Err(BodyError::TooLarge)) => return too_large(config.max_body),
         Ok(Err(BodyError::Io(e))) => {
@@ -266,16 +274,21 @@ fn is_json(value: &HeaderValue) -> bool {
     let Ok(value) = value.to_str() else {
         return false;
     };
-    let essence = value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    matches!(
-        essence.as_str(),
-        "application/json" | "application/json-rpc" | "application/jsonrequest"
-    ) || (essence.starts_with("application/") && essence.ends_with("+json"))
+    let essence = value.split(';').next().unwrap_or("").trim();
+    let is = |name: &str| essence.eq_ignore_ascii_case(name);
+    let ends_with = |suffix: &str| {
+        essence.len() >= suffix.len()
+            && essence.as_bytes()[essence.len() - suffix.len()..]
+                .eq_ignore_ascii_case(suffix.as_bytes())
+    };
+    let starts_with = |prefix: &str| {
+        essence.len() >= prefix.len()
+            && essence.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+    };
+    is("application/json")
+        || is("application/json-rpc")
+        || is("application/jsonrequest")
+        || (starts_with("application/") && ends_with("+json"))
 }
 
 /// 413, closing the connection: the rest of the body is never read.
@@ -294,7 +307,12 @@ enum BodyError {
 /// counted in `held`'s budget before more is read: when the budget is spent, reading
 /// waits (the caller's timeout bounds the wait). A body that arrives in one chunk is
 /// not copied.
-async fn read_body(mut body: Incoming, max: usize, held: &mut Held) -> Result<Bytes, BodyError> {
+async fn read_body(
+    mut body: Incoming,
+    max: usize,
+    budget: &BufferBudget,
+    held: &mut Option<Held>,
+) -> Result<Bytes, BodyError> {
     let mut single: Option<Bytes> = None;
     let mut whole = Vec::new();
     let mut len = 0usize;
@@ -307,7 +325,9 @@ async fn read_body(mut body: Incoming, max: usize, held: &mut Held) -> Result<By
             return Err(BodyError::TooLarge);
         }
         if len > UNCOUNTED_BODY {
-            held.hold(len - UNCOUNTED_BODY).await;
+            held.get_or_insert_with(|| Held::new(budget.clone()))
+                .hold(len - UNCOUNTED_BODY)
+                .await;
         }
         match single.take() {
             None if whole.is_empty() => single = Some(data),
@@ -320,6 +340,20 @@ async fn read_body(mut body: Incoming, max: usize, held: &mut Held) -> Result<By
         }
     }
     Ok(single.unwrap_or_else(|| Bytes::from(whole)))
+}
+
+/// `future`'s output if it is ready at once (a body that came with its head: no timer
+/// is made), else within `limit` (`Err` past it), as [`tokio::time::timeout`].
+async fn at_once_or_within<F: Future>(
+    limit: Duration,
+    future: F,
+) -> Result<F::Output, tokio::time::error::Elapsed> {
+    let mut future = std::pin::pin!(future);
+    let first = std::future::poll_fn(|cx| Poll::Ready(future.as_mut().poll(cx))).await;
+    match first {
+        Poll::Ready(output) => Ok(output),
+        Poll::Pending => tokio::time::timeout(limit, future).await,
+    }
 }
 
 fn too_large(max_body: usize) -> Reply {

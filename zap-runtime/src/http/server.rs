@@ -5,17 +5,24 @@
 use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
 
+use http_body_util::Full;
+use hyper::body::{Body, Bytes, Frame, SizeHint};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::routes::{route, Shared};
-use super::stall::WriteDeadline;
+use super::stall::{Progress, WriteDeadline};
 use super::ws::SessionSlot;
 use super::HttpConfig;
 use crate::accept::{Bound, Counted, Limits};
@@ -135,19 +142,33 @@ async fn serve_connection<S: Service, IO>(
     IO: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let header_read_timeout = shared.config.header_read_timeout;
-    let stream = WriteDeadline::new(stream, shared.config.write_stall_timeout);
     let pipeline_flush = shared.config.pipeline_flush;
-    let session: SessionSlot = Arc::default();
+    let conn = Arc::new(ConnShared {
+        shared,
+        session: SessionSlot::default(),
+        shutdown,
+        idle: IdleClock::new(),
+    });
+    let stream = WriteDeadline::new(
+        stream,
+        conn.shared.config.write_stall_timeout,
+        Arc::clone(&conn),
+    );
     let service = {
-        let (session, shutdown) = (session.clone(), shutdown.clone());
+        let conn = Arc::clone(&conn);
         service_fn(move |req| {
-            let (shared, session, shutdown) = (shared.clone(), session.clone(), shutdown.clone());
-            async move { Ok::<_, Infallible>(route(&shared, req, &session, &shutdown).await) }
+            // One reference count per request: the future, then the answer's body, hold it.
+            let conn = Arc::clone(&conn);
+            async move {
+                conn.idle.busy();
+                let reply = route(&conn.shared, req, &conn.session, &conn.shutdown).await;
+                Ok::<_, Infallible>(reply.map(|body| Answer { body, conn }))
+            }
         })
     };
+    // hyper's own header timer costs an allocation and a timer registration per request;
+    // the idle clock below keeps the same deadline with one clock read per answer.
     let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(header_read_timeout)
         .keep_alive(true)
         // Opt-in (see `HttpConfig::pipeline_flush`): answers to pipelined requests wait
         // for one flush instead of each taking its own write.
@@ -157,7 +178,14 @@ async fn serve_connection<S: Service, IO>(
     tokio::pin!(connection);
     let result = tokio::select! {
         result = connection.as_mut() => result,
-        () = shutdown.cancelled() => {
+        () = conn.idle.expired(header_read_timeout) => {
+            tracing::debug!(
+                %peer,
+                "closing HTTP connection: no request head within {header_read_timeout:?} of the last answer"
+            );
+            return;
+        }
+        () = conn.shutdown.cancelled() => {
             connection.as_mut().graceful_shutdown();
             connection.await
         }
@@ -167,8 +195,195 @@ async fn serve_connection<S: Service, IO>(
     }
     // Upgraded to a WebSocket: the session is this connection now (it closes itself on
     // shutdown).
-    let session = session.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let session = conn
+        .session
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
     if let Some(session) = session {
         session.await;
+    }
+}
+
+/// What one connection's requests share.
+struct ConnShared<S> {
+    shared: Arc<Shared<S>>,
+    session: SessionSlot,
+    shutdown: CancellationToken,
+    idle: IdleClock,
+}
+
+impl<S> Progress for ConnShared<S> {
+    fn wrote(&self) {
+        self.idle.wrote();
+    }
+}
+
+/// The header-read (idle) deadline of a connection without a timer per request: the
+/// time its last answer was handed to hyper, or "busy" while a request is being
+/// answered, and a count of completed writes. One timer per connection wakes when the
+/// deadline could have passed and looks.
+struct IdleClock {
+    origin: Instant,
+    /// Nanoseconds after `origin` when the connection became idle; [`BUSY`] while a
+    /// request is answered.
+    since: AtomicU64,
+    /// Writes that completed: an answer still being written is not idleness.
+    writes: AtomicU64,
+}
+
+const BUSY: u64 = u64::MAX;
+
+impl IdleClock {
+    fn new() -> Self {
+        IdleClock {
+            origin: Instant::now(),
+            since: AtomicU64::new(0),
+            writes: AtomicU64::new(0),
+        }
+    }
+
+    /// A request head arrived: no header deadline until its answer is handed over.
+    fn busy(&self) {
+        self.since.store(BUSY, Ordering::Relaxed);
+    }
+
+    /// The answer was handed to hyper: the next head is due within the timeout.
+    fn idle(&self) {
+        let now = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(BUSY - 1);
+        self.since.store(now, Ordering::Relaxed);
+    }
+
+    fn wrote(&self) {
+        self.writes.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Resolves when no request head has arrived for `timeout` since the last answer
+    /// was handed over and written (or since the connection started).
+    async fn expired(&self, timeout: Duration) {
+        let mut deadline = self.origin + timeout;
+        let mut writes = self.writes.load(Ordering::Relaxed);
+        loop {
+            tokio::time::sleep_until(deadline).await;
+            let now = Instant::now();
+            let seen = self.writes.load(Ordering::Relaxed);
+            match self.since.load(Ordering::Relaxed) {
+                BUSY => deadline = now + timeout,
+                // Bytes of an answer went out since the last look: count from now.
+                _ if seen != writes => deadline = now + timeout,
+                since => {
+                    let due = self.origin + Duration::from_nanos(since) + timeout;
+                    if now >= due {
+                        return;
+                    }
+                    deadline = due;
+                }
+            }
+            writes = seen;
+        }
+    }
+}
+
+/// A response body that marks its connection idle when hyper is done with it.
+struct Answer<S> {
+    body: Full<Bytes>,
+    conn: Arc<ConnShared<S>>,
+}
+
+impl<S> Drop for Answer<S> {
+    fn drop(&mut self) {
+        self.conn.idle.idle();
+    }
+}
+
+impl<S> Body for Answer<S> {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+
+    use super::*;
+
+    const LIMIT: Duration = Duration::from_secs(30);
+
+    /// How long after now `clock.expired(LIMIT)` resolves, while `during` runs beside it
+    /// (time is paused: the runtime jumps to each next timer).
+    async fn expires_after(clock: &IdleClock, during: impl Future<Output = ()>) -> Duration {
+        let started = Instant::now();
+        let expired = async {
+            clock.expired(LIMIT).await;
+            started.elapsed()
+        };
+        let (elapsed, ()) = tokio::join!(expired, during);
+        elapsed
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_connection_that_sends_nothing_expires_at_the_limit() {
+        let clock = IdleClock::new();
+        assert_eq!(expires_after(&clock, async {}).await, LIMIT);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_limit_counts_from_the_last_answer() {
+        let clock = IdleClock::new();
+        let during = async {
+            tokio::time::sleep(Duration::from_secs(20)).await;
+            clock.busy();
+            tokio::time::sleep(Duration::from_secs(5)).await;
+            clock.idle();
+        };
+        assert_eq!(
+            expires_after(&clock, during).await,
+            Duration::from_secs(25) + LIMIT
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_request_being_answered_never_expires() {
+        let clock = IdleClock::new();
+        let during = async {
+            clock.busy();
+            tokio::time::sleep(LIMIT * 10).await;
+            clock.idle();
+        };
+        // Looked at every LIMIT while busy: the last look before the answer is at
+        // 10 * LIMIT, then one more LIMIT of idleness.
+        assert_eq!(expires_after(&clock, during).await, LIMIT * 11);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_still_being_written_is_not_idleness() {
+        let clock = IdleClock::new();
+        let during = async {
+            clock.busy();
+            clock.idle(); // handed to hyper at once; its bytes go out slowly
+            for _ in 0..4 {
+                tokio::time::sleep(Duration::from_secs(20)).await;
+                clock.wrote();
+            }
+        };
+        // Writes at 20, 40, 60 and 80 s: the looks at 30 and 60 s see new writes and
+        // look again a LIMIT later; at 90 s one more write (at 80 s) was seen; at 120 s
+        // none, and the answer was handed over long before.
+        assert_eq!(expires_after(&clock, during).await, LIMIT * 4);
     }
 }

@@ -17,26 +17,43 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::Sleep;
 
+/// Told of every write that completes (the connection's idle clock counts them).
+pub(super) trait Progress {
+    fn wrote(&self);
+}
+
+impl Progress for () {
+    fn wrote(&self) {}
+}
+
+impl<P: Progress + ?Sized> Progress for std::sync::Arc<P> {
+    fn wrote(&self) {
+        (**self).wrote();
+    }
+}
+
 /// `io`, whose writes fail with [`io::ErrorKind::TimedOut`] once they have made no
 /// progress for `limit`. The timer exists only while output is blocked.
 ///
 /// Progress is a write that completes, or a flush that completes after it had to wait
 /// (a flush of a plain TCP stream never waits and says nothing about the peer: the
 /// peer may be reading nothing while every flush succeeds).
-pub(super) struct WriteDeadline<IO> {
+pub(super) struct WriteDeadline<IO, P = ()> {
     io: IO,
     limit: Duration,
     stalled: Option<Pin<Box<Sleep>>>,
     flush_waited: bool,
+    progress: P,
 }
 
-impl<IO> WriteDeadline<IO> {
-    pub(super) fn new(io: IO, limit: Duration) -> Self {
+impl<IO, P: Progress> WriteDeadline<IO, P> {
+    pub(super) fn new(io: IO, limit: Duration, progress: P) -> Self {
         WriteDeadline {
             io,
             limit,
             stalled: None,
             flush_waited: false,
+            progress,
         }
     }
 
@@ -51,6 +68,7 @@ impl<IO> WriteDeadline<IO> {
             Poll::Ready(result) => {
                 self.stalled = None;
                 self.flush_waited = false;
+                self.progress.wrote();
                 Poll::Ready(result)
             }
             Poll::Pending => self.blocked(cx).map(Err),
@@ -95,7 +113,7 @@ impl<IO> WriteDeadline<IO> {
     }
 }
 
-impl<IO: AsyncRead + Unpin> AsyncRead for WriteDeadline<IO> {
+impl<IO: AsyncRead + Unpin, P: Unpin> AsyncRead for WriteDeadline<IO, P> {
     fn poll_read(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -105,7 +123,7 @@ impl<IO: AsyncRead + Unpin> AsyncRead for WriteDeadline<IO> {
     }
 }
 
-impl<IO: AsyncWrite + Unpin> AsyncWrite for WriteDeadline<IO> {
+impl<IO: AsyncWrite + Unpin, P: Progress + Unpin> AsyncWrite for WriteDeadline<IO, P> {
     fn poll_write(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -149,7 +167,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn a_write_that_makes_no_progress_fails_after_the_limit() {
         let (near, _far) = tokio::io::duplex(64);
-        let mut guarded = WriteDeadline::new(near, Duration::from_secs(30));
+        let mut guarded = WriteDeadline::new(near, Duration::from_secs(30), ());
         let started = tokio::time::Instant::now();
         let err = guarded.write_all(&[7; 1024]).await.unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::TimedOut);
@@ -161,7 +179,7 @@ mod tests {
     async fn a_slow_reader_is_not_a_stalled_one() {
         use tokio::io::AsyncReadExt;
         let (near, mut far) = tokio::io::duplex(64);
-        let mut guarded = WriteDeadline::new(near, Duration::from_secs(30));
+        let mut guarded = WriteDeadline::new(near, Duration::from_secs(30), ());
         let reader = tokio::spawn(async move {
             let mut got = Vec::new();
             let mut chunk = [0u8; 64];
@@ -202,7 +220,7 @@ mod tests {
     /// hyper flushes between writes: a flush that never had to wait is not progress.
     #[tokio::test(start_paused = true)]
     async fn flushes_that_succeed_do_not_hide_a_stalled_write() {
-        let mut guarded = WriteDeadline::new(Unread, Duration::from_secs(30));
+        let mut guarded = WriteDeadline::new(Unread, Duration::from_secs(30), ());
         let started = tokio::time::Instant::now();
         let err = std::future::poll_fn(|cx| {
             let mut pinned = Pin::new(&mut guarded);

@@ -31,19 +31,51 @@ const HEX_DIGITS: &[u8; 16] = b"0123456789abcdef";
 
 /// The value of one hex digit (either case).
 fn hex_digit(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
+    match HEX_VALUES[usize::from(c)] {
+        NOT_HEX => None,
+        value => Some(value),
     }
 }
 
-/// One byte from two hex digits of `s` (for error messages).
-fn hex_byte(pair: &[u8], s: &str) -> Result<u8, String> {
-    let digit =
-        |c: u8| hex_digit(c).ok_or_else(|| format!("{:?} is not a hex digit in {s:?}", c as char));
-    Ok(digit(pair[0])? << 4 | digit(pair[1])?)
+/// Every byte's value as a hex digit, or [`NOT_HEX`].
+const HEX_VALUES: [u8; 256] = {
+    let mut values = [NOT_HEX; 256];
+    let mut c = 0;
+    while c < 256 {
+        values[c] = match c as u8 {
+            b @ b'0'..=b'9' => b - b'0',
+            b @ b'a'..=b'f' => b - b'a' + 10,
+            b @ b'A'..=b'F' => b - b'A' + 10,
+            _ => NOT_HEX,
+        };
+        c += 1;
+    }
+    values
+};
+const NOT_HEX: u8 = 0xff;
+
+/// Decode the pairs of hex digits in `digits` into `out` (as many as both hold), in one
+/// branch-free pass; on a byte that is not a hex digit, the error names the first one
+/// (`s` is the whole text, for the message).
+fn decode_pairs(digits: &[u8], out: &mut [u8], s: &str) -> Result<(), String> {
+    let mut bad = 0u8;
+    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
+        let (high, low) = (
+            HEX_VALUES[usize::from(pair[0])],
+            HEX_VALUES[usize::from(pair[1])],
+        );
+        bad |= high | low;
+        *byte = high << 4 | (low & 0x0f);
+    }
+    if bad & 0x80 == 0 {
+        return Ok(());
+    }
+    let c = digits
+        .iter()
+        .copied()
+        .find(|&c| hex_digit(c).is_none())
+        .unwrap_or_default();
+    Err(format!("{:?} is not a hex digit in {s:?}", c as char))
 }
 
 /// `0x` followed by lower-case hex of `bytes`.
@@ -66,11 +98,9 @@ pub fn from_hex(s: &str) -> Result<Vec<u8>, String> {
     if !digits.len().is_multiple_of(2) {
         return Err(format!("hex string {s:?} has an odd number of digits"));
     }
-    digits
-        .as_bytes()
-        .chunks(2)
-        .map(|pair| hex_byte(pair, s))
-        .collect()
+    let mut out = vec![0u8; digits.len() / 2];
+    decode_pairs(digits.as_bytes(), &mut out, s)?;
+    Ok(out)
 }
 
 fn fixed<const N: usize>(s: &str) -> Result<[u8; N], String> {
@@ -89,9 +119,7 @@ fn fixed<const N: usize>(s: &str) -> Result<[u8; N], String> {
         ));
     }
     let mut out = [0u8; N];
-    for (byte, pair) in out.iter_mut().zip(digits.chunks_exact(2)) {
-        *byte = hex_byte(pair, s)?;
-    }
+    decode_pairs(digits, &mut out, s)?;
     Ok(out)
 }
 
@@ -314,4 +342,42 @@ pub enum ResultError {
     /// The decoded value failed to serialize (its `Serialize` implementation refused).
     #[error("the response cannot be written as JSON: {0}")]
     Serialize(String),
+}
+
+#[cfg(test)]
+mod hex_tests {
+    use super::*;
+
+    #[test]
+    fn every_byte_is_a_hex_digit_or_not_as_char_says() {
+        for c in 0..=255u8 {
+            let expected = (c as char).to_digit(16).map(|d| d as u8);
+            assert_eq!(hex_digit(c), expected, "byte {c}");
+        }
+    }
+
+    #[test]
+    fn hex_decodes_in_either_case_with_or_without_0x() {
+        assert_eq!(from_hex("0x00ff7fAb"), Ok(vec![0x00, 0xff, 0x7f, 0xab]));
+        assert_eq!(from_hex("0X10"), Ok(vec![0x10]));
+        assert_eq!(from_hex("c0DE"), Ok(vec![0xc0, 0xde]));
+        assert_eq!(from_hex("0x"), Ok(vec![]));
+        assert_eq!(fixed::<2>("0xBeEf"), Ok([0xbe, 0xef]));
+    }
+
+    #[test]
+    fn the_error_names_the_first_byte_that_is_not_hex() {
+        assert_eq!(
+            from_hex("0x12g4z6"),
+            Err(r#"'g' is not a hex digit in "0x12g4z6""#.to_owned())
+        );
+        assert_eq!(
+            fixed::<2>("0x1\u{e9}1"),
+            Err("'Ã' is not a hex digit in \"0x1é1\"".to_owned())
+        );
+        assert!(from_hex("0x123")
+            .unwrap_err()
+            .contains("odd number of digits"));
+        assert!(fixed::<2>("0x12").unwrap_err().contains("expected 2 bytes"));
+    }
 }

@@ -277,7 +277,7 @@ pub async fn handle_jsonrpc_in<S: Service>(
                 if !handle_one(
                     service,
                     pool,
-                    call,
+                    check(call),
                     &mut gate,
                     subs.as_deref_mut(),
                     &mut out,
@@ -293,10 +293,19 @@ pub async fn handle_jsonrpc_in<S: Service>(
             out.push(b']');
             Some(out)
         }
-        Body::Single(single) => {
+        Body::Single(text) => {
+            // The envelope is read straight from the body, which checks that it is JSON
+            // on the way; only a body that fails is parsed again, for the right error.
+            let call = match read_members(text) {
+                Some(members) => check_members(members),
+                None => match serde_json::from_str::<&RawValue>(text) {
+                    Ok(request) => check(request),
+                    Err(e) => return Some(error_body(RpcError::parse_error(e))),
+                },
+            };
             let mut out = Vec::with_capacity(128);
             let mut gate = Gate::new(caller, max_answer);
-            handle_one(service, pool, single, &mut gate, subs, &mut out)
+            handle_one(service, pool, call, &mut gate, subs, &mut out)
                 .await
                 .then_some(out)
         }
@@ -430,19 +439,31 @@ fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
 
 /// Check the envelope of one request object. The error carries the id to answer with
 /// (the request's own id if it is valid, else null).
-fn check<'a>(request: &'a RawValue) -> Result<Call<'a>, (&'a RawValue, RpcError)> {
-    let not_an_object = || {
-        (
+fn check(request: &RawValue) -> Result<Call<'_>, (&RawValue, RpcError)> {
+    match read_members(request.get()) {
+        Some(members) => check_members(members),
+        None => Err((
             null_id(),
             RpcError::invalid_request("a request must be a JSON object"),
-        )
-    };
-    if !request.get().starts_with('{') {
-        return Err(not_an_object());
+        )),
     }
-    let mut de = serde_json::Deserializer::from_str(request.get());
-    let members = serde::Deserializer::deserialize_map(&mut de, Members::default())
-        .map_err(|_| not_an_object())?;
+}
+
+/// The members of `text` if it is one JSON object, with nothing but JSON whitespace
+/// around it; `None` for anything else (not an object, or not JSON).
+fn read_members(text: &str) -> Option<Members<'_>> {
+    let text = text.trim_start_matches([' ', '\t', '\n', '\r']);
+    if !text.starts_with('{') {
+        return None;
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    let members = serde::Deserializer::deserialize_map(&mut de, Members::default()).ok()?;
+    de.end().ok()?;
+    Some(members)
+}
+
+/// Check the members of one request object (see [`check`]).
+fn check_members<'a>(members: Members<'a>) -> Result<Call<'a>, (&'a RawValue, RpcError)> {
     if let Some(name) = members.duplicate {
         return Err((
             null_id(),
@@ -510,12 +531,12 @@ fn check<'a>(request: &'a RawValue) -> Result<Call<'a>, (&'a RawValue, RpcError)
 async fn handle_one<S: Service>(
     service: &S,
     pool: &BuilderPool,
-    request: &RawValue,
+    checked: Result<Call<'_>, (&RawValue, RpcError)>,
     gate: &mut Gate<'_, '_>,
     subs: Option<&mut (dyn Subscriptions + '_)>,
     out: &mut Vec<u8>,
 ) -> bool {
-    let call = match check(request) {
+    let call = match checked {
         Ok(call) => call,
         Err((id, error)) => {
             write_error(out, id, &error);
@@ -676,6 +697,29 @@ mod tests {
         let answer: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(answer["error"]["code"], 1);
         assert!(serde_json::to_vec(&Unserializable).is_err());
+    }
+
+    #[test]
+    fn members_are_read_from_exactly_one_object() {
+        let members = read_members(" \r\n\t{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"m\"}\n ");
+        let members = members.expect("one object with JSON whitespace around it");
+        assert_eq!(members.id.map(RawValue::get), Some("7"));
+        assert!(members.params.is_none());
+        for not_one_object in [
+            "",
+            "{",
+            "[{}]",
+            "7",
+            "{} {}",
+            "{}x",
+            "{\"a\":tru}",
+            "{\"a\":\"\\x\"}",
+            // Whitespace that is not JSON's.
+            "\u{a0}{}",
+            "{}\u{2028}",
+        ] {
+            assert!(read_members(not_one_object).is_none(), "{not_one_object:?}");
+        }
     }
 
     #[test]
