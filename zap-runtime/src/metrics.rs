@@ -619,6 +619,33 @@ impl<S: Service> Service for Metered<S> {
         payload: &'a [u8],
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        self.counted(ordinal, self.service.call(ordinal, payload, out))
+    }
+
+    /// Passes the owned payload on, so that a handler's `<method>_owned` runs behind
+    /// the metrics as without them.
+    #[inline]
+    fn call_owned<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: bytes::Bytes,
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        self.counted(ordinal, self.service.call_owned(ordinal, payload, out))
+    }
+}
+
+impl<S: Service> Metered<S> {
+    /// `call` (the service's future for method `ordinal`), counted.
+    #[inline]
+    fn counted<'a, F>(
+        &'a self,
+        ordinal: u32,
+        call: F,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a
+    where
+        F: Future<Output = Result<Reply, CallError>> + Send + 'a,
+    {
         let (labels, stats) = self.method(ordinal);
         // Unless a subscriber logs calls (DEBUG for this module), the call runs without
         // a span, in a future as small as it can be (it is moved, whole, at least once);
@@ -633,36 +660,33 @@ impl<S: Service> Service for Metered<S> {
                 duration_us = tracing::field::Empty,
             );
             if !span.is_disabled() {
-                return Either::Right(Box::pin(
-                    self.logged(span, labels, stats, ordinal, payload, out),
-                ));
+                return Either::Right(Box::pin(self.logged(span, labels, stats, call)));
             }
         }
         Either::Left(Counted {
-            call: self.service.call(ordinal, payload, out),
+            call,
             finish: Finish::start(stats, &self.clock, self.sample_mask),
             labels,
             errors: &self.metrics.0.errors,
         })
     }
-}
 
-impl<S: Service> Metered<S> {
     /// A call in its `tracing` span, always timed, closed by an `answered` event.
-    async fn logged<'a>(
+    async fn logged<'a, F>(
         &'a self,
         span: tracing::Span,
         labels: &'a CallLabels,
         stats: &'a CallStats,
-        ordinal: u32,
-        payload: &'a [u8],
-        out: &'a mut Builder,
-    ) -> Result<Reply, CallError> {
+        call: F,
+    ) -> Result<Reply, CallError>
+    where
+        F: Future<Output = Result<Reply, CallError>> + Send + 'a,
+    {
         let recorded = span.clone();
         async move {
             let began = self.clock.raw();
             let finish = Finish::start(stats, &self.clock, self.sample_mask);
-            let result = self.service.call(ordinal, payload, out).await;
+            let result = call.await;
             let status = match &result {
                 Ok(_) => 200,
                 Err(e) => {
@@ -721,7 +745,66 @@ impl<F: Future<Output = Result<Reply, CallError>>> Future for Counted<'_, F> {
 
 #[cfg(test)]
 mod tests {
-    use super::{bucket, BUCKETS, FIRST_BOUND_NS};
+    use super::{bucket, Metered, Metrics, BUCKETS, FIRST_BOUND_NS};
+    use crate::{Builder, CallError, MethodInfo, Reply, Service};
+
+    /// Answers with the length of the payload, and says which way it was handed over.
+    struct Which;
+
+    impl Which {
+        fn answer(out: &mut Builder, owned: bool, len: usize) -> Result<Reply, CallError> {
+            let mut answer = out.start_object(16);
+            answer.set_u64(0, u64::from(owned));
+            answer.set_u64(8, len as u64);
+            answer.finish_message()?;
+            Ok(Reply::Message)
+        }
+    }
+
+    impl Service for Which {
+        const NAME: &'static str = "Which";
+        const METHODS: &'static [MethodInfo] = &[];
+
+        async fn call<'a>(
+            &'a self,
+            _: u32,
+            payload: &'a [u8],
+            out: &'a mut Builder,
+        ) -> Result<Reply, CallError> {
+            Which::answer(out, false, payload.len())
+        }
+
+        async fn call_owned<'a>(
+            &'a self,
+            _: u32,
+            payload: bytes::Bytes,
+            out: &'a mut Builder,
+        ) -> Result<Reply, CallError> {
+            Which::answer(out, true, payload.len())
+        }
+    }
+
+    /// The metrics wrapper hands an owned payload on as owned (a handler's
+    /// `<method>_owned` runs behind it), and a borrowed one as borrowed.
+    #[tokio::test]
+    async fn metered_calls_keep_the_way_the_payload_was_handed_over() {
+        let metrics = Metrics::new();
+        let metered = Metered::new(std::sync::Arc::new(Which), &metrics, "test");
+        let mut out = Builder::new();
+        let read = |out: &Builder| {
+            let root = crate::Message::parse(out.as_bytes()).unwrap().root();
+            (root.u64(0), root.u64(8))
+        };
+        metered
+            .call_owned(1, bytes::Bytes::from_static(b"four"), &mut out)
+            .await
+            .unwrap();
+        assert_eq!(read(&out), (1, 4));
+        out.clear();
+        metered.call(1, b"three", &mut out).await.unwrap();
+        assert_eq!(read(&out), (0, 5));
+        assert!(metrics.encode().contains("zap_calls_total"));
+    }
 
     #[test]
     fn a_duration_falls_in_the_first_bucket_whose_bound_it_does_not_pass() {
