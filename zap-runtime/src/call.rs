@@ -113,19 +113,56 @@ pub(crate) async fn run<S: Service>(
     out: &mut Builder,
     why: &mut String,
 ) -> Outcome {
-    if let Err(status) = admit.admit(call.cap, call.ordinal, why) {
+    if let Err(status) = admit_caller(admit, pipeline, call.cap, call.ordinal, why) {
         return Outcome::Refused(status);
     }
-    pipeline.admitted(call.cap);
+    run_admitted(
+        service,
+        pipeline,
+        call.ordinal,
+        call.target,
+        call.payload,
+        out,
+        why,
+    )
+    .await
+}
+
+/// The first half of [`run`]: may the caller presenting `cap` run method `ordinal`?
+/// A transport that owns the frame the capability lies in admits first, then cuts the
+/// payload out of that frame (no reference count taken) for [`run_admitted`].
+pub(crate) fn admit_caller(
+    admit: &mut impl Admit,
+    pipeline: &mut impl Pipeline,
+    cap: &[u8],
+    ordinal: u32,
+    why: &mut String,
+) -> Result<(), Status> {
+    admit.admit(cap, ordinal, why)?;
+    pipeline.admitted(cap);
+    Ok(())
+}
+
+/// The second half of [`run`], for a caller [`admit_caller`] admitted: resolve the
+/// target, run the service.
+pub(crate) async fn run_admitted<S: Service>(
+    service: &S,
+    pipeline: &mut impl Pipeline,
+    ordinal: u32,
+    target: u32,
+    payload: Payload<'_>,
+    out: &mut Builder,
+    why: &mut String,
+) -> Outcome {
     out.clear();
-    if call.target != NO_TARGET {
-        return match pipeline.result(call.target, why) {
-            Ok(body) => Outcome::Ran(service.call(call.ordinal, body, out).await),
+    if target != NO_TARGET {
+        return match pipeline.result(target, why) {
+            Ok(body) => Outcome::Ran(service.call(ordinal, body, out).await),
             Err(status) => Outcome::Refused(status),
         };
     }
-    Outcome::Ran(match call.payload {
-        Payload::Shared(payload) => service.call_owned(call.ordinal, payload, out).await,
-        Payload::Borrowed(payload) => service.call(call.ordinal, payload, out).await,
+    Outcome::Ran(match payload {
+        Payload::Shared(payload) => service.call_owned(ordinal, payload, out).await,
+        Payload::Borrowed(payload) => service.call(ordinal, payload, out).await,
     })
 }

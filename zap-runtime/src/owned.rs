@@ -124,13 +124,33 @@ impl<T> Owned<T> {
 /// `part` of `bytes` as a [`Bytes`] sharing them (no copy); empty for an empty `part` or
 /// one that does not lie in `bytes` (never a panic, unlike `Bytes::slice_ref`).
 pub(crate) fn share(bytes: &Bytes, part: &[u8]) -> Bytes {
+    match range_in(bytes, part) {
+        range if range.is_empty() => Bytes::new(),
+        range => bytes.slice(range),
+    }
+}
+
+/// Where `part` lies in `bytes`: an empty range for an empty `part` or one that does not
+/// lie in `bytes`.
+#[inline]
+pub(crate) fn range_in(bytes: &[u8], part: &[u8]) -> core::ops::Range<usize> {
     let at = (part.as_ptr() as usize).wrapping_sub(bytes.as_ptr() as usize);
     match at.checked_add(part.len()) {
-        Some(end) if !part.is_empty() && at < bytes.len() && end <= bytes.len() => {
-            bytes.slice(at..end)
-        }
-        _ => Bytes::new(),
+        Some(end) if !part.is_empty() && at < bytes.len() && end <= bytes.len() => at..end,
+        _ => 0..0,
     }
+}
+
+/// `bytes` cut down to `range` in place: no copy and, unlike [`Bytes::slice`], no
+/// reference count taken. Empty for an empty range or one past the end.
+#[inline]
+pub(crate) fn cut(mut bytes: Bytes, range: core::ops::Range<usize>) -> Bytes {
+    if range.is_empty() || range.end > bytes.len() {
+        return Bytes::new();
+    }
+    bytes.truncate(range.end);
+    bytes::Buf::advance(&mut bytes, range.start);
+    bytes
 }
 
 impl<T: ZapStruct> Owned<T> {
@@ -212,6 +232,21 @@ mod tests {
             id: 42,
             name: "forty-two".into(),
         }
+    }
+
+    #[test]
+    fn a_frame_is_cut_to_its_payload_in_place() {
+        let frame = Bytes::from_static(b"head:payload:tail");
+        let part = &frame[5..12];
+        let range = range_in(&frame, part);
+        assert_eq!(range, 5..12);
+        assert_eq!(cut(frame.clone(), range), Bytes::from_static(b"payload"));
+        // Nothing outside the frame, and nothing empty, is cut out of it.
+        assert_eq!(range_in(&frame, b"payload"), 0..0);
+        assert_eq!(range_in(&frame, &frame[3..3]), 0..0);
+        assert!(cut(frame.clone(), 0..0).is_empty());
+        assert!(cut(frame.clone(), 10..40).is_empty());
+        assert_eq!(cut(frame.clone(), 0..frame.len()), frame);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::respond::{put_response, put_response_shared, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::streams::{Delivery, StreamFault, Streams};
 use super::ServerConfig;
-use crate::call::{self, Call, Payload, Pipeline};
+use crate::call::{self, Payload, Pipeline};
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
 use crate::frame_reader::{FrameReader, Within};
@@ -218,7 +218,7 @@ impl Conn<'_> {
             };
             answer(
                 &**service,
-                &frame,
+                frame,
                 envelope,
                 &mut self.out,
                 &mut self.write,
@@ -456,7 +456,7 @@ impl CallFrame {
 #[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 async fn answer<S: Service>(
     service: &S,
-    frame: &Bytes,
+    frame: Bytes,
     envelope: Range<usize>,
     out: &mut Builder,
     write: &mut Answers,
@@ -466,49 +466,76 @@ async fn answer<S: Service>(
     config: &ServerConfig,
 ) {
     text.clear();
-    let envelope = &frame[envelope];
-    let req = match Request::parse(envelope) {
-        Ok(req) => req,
-        Err(e) => {
-            let id = salvage_promise_id(envelope);
-            let _ = write!(text, "malformed request envelope: {e}");
-            warn_fault!(%peer, promise_id = id, "zap: {text}");
-            put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
-            return;
-        }
-    };
-    if req.promise_id == 0 {
-        text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
-        warn_fault!(%peer, method = req.method, "zap: {text}");
-        put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
-        return;
-    }
-    let call = Call {
-        ordinal: req.method,
-        cap: req.cap,
-        target: req.target,
-        // The payload as a slice of the frame: owned by the handler if it wants to be.
-        payload: Payload::Shared(crate::owned::share(frame, req.payload)),
-    };
     let mut pipeline = ConnPipeline {
         results,
         callers: config.authorize.is_some(),
     };
-    let called = match call::run(
+    // The envelope is read, and the caller admitted, while it is borrowed from the
+    // frame; then the frame itself becomes the payload (no reference count taken).
+    let (req, payload) = {
+        let envelope = &frame[envelope];
+        let req = match Request::parse(envelope) {
+            Ok(req) => req,
+            Err(e) => {
+                let id = salvage_promise_id(envelope);
+                let _ = write!(text, "malformed request envelope: {e}");
+                warn_fault!(%peer, promise_id = id, "zap: {text}");
+                put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+                return;
+            }
+        };
+        if req.promise_id == 0 {
+            text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
+            warn_fault!(%peer, method = req.method, "zap: {text}");
+            put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+            return;
+        }
+        let admitted = call::admit_caller(
+            &mut config.authorize.as_ref(),
+            &mut pipeline,
+            req.cap,
+            req.method,
+            text,
+        );
+        if let Err(status) = admitted {
+            refused(
+                write,
+                pipeline.results,
+                peer,
+                req.method,
+                req.promise_id,
+                status,
+                text,
+            );
+            return;
+        }
+        let payload = crate::owned::range_in(&frame, req.payload);
+        (Admitted::from(&req), payload)
+    };
+    // The payload as a slice of the frame: owned by the handler if it wants to be.
+    let payload = Payload::Shared(crate::owned::cut(frame, payload));
+    let outcome = call::run_admitted(
         service,
-        &mut config.authorize.as_ref(),
         &mut pipeline,
-        call,
+        req.method,
+        req.target,
+        payload,
         out,
         text,
     )
-    .await
-    {
+    .await;
+    let called = match outcome {
         call::Outcome::Ran(called) => called,
         call::Outcome::Refused(status) => {
-            tracing::debug!(%peer, method = req.method, %status, "zap: call refused: {text}");
-            put_response(write, status, req.promise_id, text.as_bytes());
-            results.record_failed(req.promise_id, status.0);
+            refused(
+                write,
+                results,
+                peer,
+                req.method,
+                req.promise_id,
+                status,
+                text,
+            );
             return;
         }
     };
@@ -533,6 +560,39 @@ async fn answer<S: Service>(
     } else {
         results.record_failed(req.promise_id, written.0);
     }
+}
+
+/// What is kept of an admitted request's envelope once the frame is the payload.
+struct Admitted {
+    method: u32,
+    target: u32,
+    promise_id: u32,
+}
+
+impl From<&Request<'_>> for Admitted {
+    fn from(req: &Request<'_>) -> Self {
+        Admitted {
+            method: req.method,
+            target: req.target,
+            promise_id: req.promise_id,
+        }
+    }
+}
+
+/// Answer a call that was not run (refused, or its target unusable) with `status` and
+/// the reason in `why`.
+fn refused(
+    write: &mut Answers,
+    results: &mut Results,
+    peer: SocketAddr,
+    method: u32,
+    promise_id: u32,
+    status: Status,
+    why: &str,
+) {
+    tracing::debug!(%peer, method, %status, "zap: call refused: {why}");
+    put_response(write, status, promise_id, why.as_bytes());
+    results.record_failed(promise_id, status.0);
 }
 
 /// The connection's remembered results, for the call core. Callers are told apart
