@@ -6,7 +6,8 @@
 # the three back to back with the same requests (Ethereum's shape: [address, block]).
 # Prints each round's ratios, their median and minimum, and each server's CPU time per
 # request (user + system, from /proc/<pid>/stat over the run), so a ratio is not an
-# artefact of the load generator. Raw reports: benches/results/raw/json-*.json.
+# artefact of the load generator. Raw reports: benches/results/raw/json-*.json; perf
+# profiles of the three servers under the same load: raw/profile-*-http.txt.
 #
 #   bash benches/json_rounds.sh [ROUNDS=7] [SECONDS=3]
 #
@@ -76,6 +77,16 @@ for round in $(seq "$ROUNDS"); do
     load zap http 127.0.0.1:38545 "$round"
     load hyper http-fixed 127.0.0.1:38544 "$round"
     load jsonrpsee http 127.0.0.1:38546 "$round"
+done
+
+# Where each server's time goes under the same load: benches/results/raw/
+# profile-jsonrpc-http.txt (eth-rpc), profile-hyper-http.txt, profile-jsonrpsee-http.txt.
+. benches/profile.sh
+for target in "zap http 127.0.0.1:38545 jsonrpc-http" "hyper http-fixed 127.0.0.1:38544 hyper-http" \
+    "jsonrpsee http 127.0.0.1:38546 jsonrpsee-http"; do
+    set -- $target
+    profile_server "$4" "${PID_OF[$1]}" "$SECONDS_PER_RUN" "${CLIENT_PIN[@]}" "$BIN/loadgen" \
+        --target "$2" --addr "$3" -c 64 -d 1 --seconds "$((SECONDS_PER_RUN + 1))" --warmup 0.5
 done
 
 python3 - "$RAW" "$ROUNDS" "$(getconf CLK_TCK)" <<'PY'
