@@ -13,7 +13,7 @@
 # checked). Prints each round's ratios and their median and minimum per depth, and
 # writes them to benches/results/raw/paired-summary.json (read by report.py); the raw
 # reports go to benches/results/raw/paired-*.json; perf profiles of the example server and
-# the echo at depth 16 to raw/profile-zap-d16.txt and raw/profile-echo-d16.txt.
+# the echo at depth 16 to raw/profile-paired-zap-d16.txt and profile-paired-echo-d16.txt.
 #
 #   bash benches/paired_rounds.sh [ROUNDS=7] [SECONDS=3]
 #
@@ -109,9 +109,11 @@ for round in $(seq "$ROUNDS"); do
 done
 
 # Where the example server's time goes against the echo's, under the same load (depth
-# 16, the aim's row): benches/results/raw/profile-zap-d16.txt, profile-echo-d16.txt.
+# 16, the aim's row): benches/results/raw/profile-paired-zap-d16.txt and
+# profile-paired-echo-d16.txt.
 . benches/profile.sh
-for target in "zap 127.0.0.1:19999 $PLAIN_PID zap-d16" "zap-echo 127.0.0.1:19998 $ECHO_PID echo-d16"; do
+for target in "zap 127.0.0.1:19999 $PLAIN_PID paired-zap-d16" \
+    "zap-echo 127.0.0.1:19998 $ECHO_PID paired-echo-d16"; do
     set -- $target
     profile_server "$4" "$3" "$SECONDS_PER_RUN" "${CLIENT_PIN[@]}" "$BIN/loadgen" \
         --target "$1" --addr "$2" -c 64 -d 16 --seconds "$((SECONDS_PER_RUN + 1))" --warmup 0.5
