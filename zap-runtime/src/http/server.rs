@@ -6,7 +6,7 @@ use std::convert::Infallible;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -219,25 +219,25 @@ impl<S> Progress for ConnShared<S> {
     }
 }
 
-/// The header-read (idle) deadline of a connection without a timer per request: the
-/// time its last answer was handed to hyper, or "busy" while a request is being
-/// answered, and a count of completed writes. One timer per connection wakes when the
-/// deadline could have passed and looks.
+/// The header-read (idle) deadline of a connection without a timer per request: how
+/// many requests are being answered, the time the last answer was handed to hyper, and a
+/// count of completed writes. One timer per connection wakes when the deadline could
+/// have passed and looks.
 struct IdleClock {
     origin: Instant,
-    /// Nanoseconds after `origin` when the connection became idle; [`BUSY`] while a
-    /// request is answered.
+    /// Requests whose answer hyper has not yet let go of.
+    answering: AtomicU32,
+    /// Nanoseconds after `origin` when the last answer was handed over (0: none yet).
     since: AtomicU64,
     /// Writes that completed: an answer still being written is not idleness.
     writes: AtomicU64,
 }
 
-const BUSY: u64 = u64::MAX;
-
 impl IdleClock {
     fn new() -> Self {
         IdleClock {
             origin: Instant::now(),
+            answering: AtomicU32::new(0),
             since: AtomicU64::new(0),
             writes: AtomicU64::new(0),
         }
@@ -245,13 +245,15 @@ impl IdleClock {
 
     /// A request head arrived: no header deadline until its answer is handed over.
     fn busy(&self) {
-        self.since.store(BUSY, Ordering::Relaxed);
+        self.answering.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// The answer was handed to hyper: the next head is due within the timeout.
+    /// An answer was handed to hyper: unless another request is being answered, the
+    /// next head is due within the timeout.
     fn idle(&self) {
-        let now = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(BUSY - 1);
+        let now = u64::try_from(self.origin.elapsed().as_nanos()).unwrap_or(u64::MAX);
         self.since.store(now, Ordering::Relaxed);
+        self.answering.fetch_sub(1, Ordering::Relaxed);
     }
 
     fn wrote(&self) {
@@ -267,17 +269,17 @@ impl IdleClock {
             tokio::time::sleep_until(deadline).await;
             let now = Instant::now();
             let seen = self.writes.load(Ordering::Relaxed);
-            match self.since.load(Ordering::Relaxed) {
-                BUSY => deadline = now + timeout,
-                // Bytes of an answer went out since the last look: count from now.
-                _ if seen != writes => deadline = now + timeout,
-                since => {
-                    let due = self.origin + Duration::from_nanos(since) + timeout;
-                    if now >= due {
-                        return;
-                    }
-                    deadline = due;
+            if self.answering.load(Ordering::Relaxed) > 0 || seen != writes {
+                // A request is being answered, or bytes of an answer went out since
+                // the last look: count from now.
+                deadline = now + timeout;
+            } else {
+                let since = Duration::from_nanos(self.since.load(Ordering::Relaxed));
+                let due = self.origin + since + timeout;
+                if now >= due {
+                    return;
                 }
+                deadline = due;
             }
             writes = seen;
         }
@@ -368,6 +370,22 @@ mod tests {
         // Looked at every LIMIT while busy: the last look before the answer is at
         // 10 * LIMIT, then one more LIMIT of idleness.
         assert_eq!(expires_after(&clock, during).await, LIMIT * 11);
+    }
+
+    /// Answers handed over out of turn (a pipelined request's head arriving before the
+    /// previous answer is let go of) leave the connection busy until the last one.
+    #[tokio::test(start_paused = true)]
+    async fn overlapping_requests_keep_the_connection_busy() {
+        let clock = IdleClock::new();
+        let during = async {
+            clock.busy();
+            clock.busy();
+            clock.idle();
+            tokio::time::sleep(LIMIT * 3).await;
+            clock.idle();
+        };
+        // Busy at the looks at LIMIT, 2 and 3 LIMIT; idle from 3 LIMIT on.
+        assert_eq!(expires_after(&clock, during).await, LIMIT * 4);
     }
 
     #[tokio::test(start_paused = true)]
