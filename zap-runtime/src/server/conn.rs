@@ -497,20 +497,12 @@ async fn answer<S: Service>(
             req.method,
             text,
         );
+        let head = CallHead::from(&req);
         if let Err(status) = admitted {
-            refused(
-                write,
-                pipeline.results,
-                peer,
-                req.method,
-                req.promise_id,
-                status,
-                text,
-            );
+            refused(write, pipeline.results, peer, &head, status, text);
             return;
         }
-        let payload = crate::owned::range_in(&frame, req.payload);
-        (Admitted::from(&req), payload)
+        (head, crate::owned::range_in(&frame, req.payload))
     };
     // The payload as a slice of the frame: owned by the handler if it wants to be.
     let payload = Payload::Shared(crate::owned::cut(frame, payload));
@@ -527,15 +519,7 @@ async fn answer<S: Service>(
     let called = match outcome {
         call::Outcome::Ran(called) => called,
         call::Outcome::Refused(status) => {
-            refused(
-                write,
-                results,
-                peer,
-                req.method,
-                req.promise_id,
-                status,
-                text,
-            );
+            refused(write, results, peer, &req, status, text);
             return;
         }
     };
@@ -562,16 +546,16 @@ async fn answer<S: Service>(
     }
 }
 
-/// What is kept of an admitted request's envelope once the frame is the payload.
-struct Admitted {
+/// What is kept of a request's envelope once its frame is the payload.
+struct CallHead {
     method: u32,
     target: u32,
     promise_id: u32,
 }
 
-impl From<&Request<'_>> for Admitted {
+impl From<&Request<'_>> for CallHead {
     fn from(req: &Request<'_>) -> Self {
-        Admitted {
+        CallHead {
             method: req.method,
             target: req.target,
             promise_id: req.promise_id,
@@ -585,14 +569,14 @@ fn refused(
     write: &mut Answers,
     results: &mut Results,
     peer: SocketAddr,
-    method: u32,
-    promise_id: u32,
+    call: &CallHead,
     status: Status,
     why: &str,
 ) {
+    let method = call.method;
     tracing::debug!(%peer, method, %status, "zap: call refused: {why}");
-    put_response(write, status, promise_id, why.as_bytes());
-    results.record_failed(promise_id, status.0);
+    put_response(write, status, call.promise_id, why.as_bytes());
+    results.record_failed(call.promise_id, status.0);
 }
 
 /// The connection's remembered results, for the call core. Callers are told apart
