@@ -133,19 +133,18 @@ impl Conn<'_> {
             if let Err(close) = self.flush(stream, idle.as_mut()).await {
                 return close;
             }
-            if shutdown.is_cancelled() {
-                return Close::Shutdown;
-            }
             // While a stream is open the connection is not idle: each stream has its
-            // own idle timeout.
+            // own idle timeout. Without one, no handler can write stream frames or
+            // finish, and those two branches are not polled (each poll of them costs
+            // a waiter registration). Shutdown is the first branch looked at.
             let streaming = !self.streams.is_empty();
             tokio::select! {
                 biased;
                 () = &mut cancelled => return Close::Shutdown,
                 () = &mut idle, if !streaming => return Close::Idle,
                 // A handler wrote stream frames: the next turn flushes them.
-                () = outbox.ready() => {}
-                () = self.streams.finished() => {
+                () = outbox.ready(), if streaming => {}
+                () = self.streams.finished(), if streaming => {
                     if self.streams.is_empty() {
                         idle.as_mut().reset(Instant::now() + self.config.idle_timeout);
                     }
