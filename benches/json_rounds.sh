@@ -118,4 +118,12 @@ for other, rs in ratios.items():
 for n, values in cpu_per_req.items():
     if values:
         print(f"{n}: server CPU {statistics.median(values):.1f} us per request (median over rounds, warm-up included)")
+# The aim's measure: in each round, the other server's CPU per request over eth-rpc's
+# (paired, as the throughput ratios are; medians of each server's own figures drift
+# with the machine between rounds and are not a ratio).
+if all(len(v) == rounds for v in cpu_per_req.values()):
+    for other in ratios:
+        by_cpu = [o / z for o, z in zip(cpu_per_req[other], cpu_per_req["zap"])]
+        print(f"eth-rpc/{other} by server CPU per request: median {statistics.median(by_cpu):.3f}, "
+              f"minimum {min(by_cpu):.3f} over {rounds} rounds")
 PY
