@@ -367,6 +367,34 @@ async fn calls_and_streams_over_quic() {
         ),
         "{err}"
     );
+    // A bidirectional stream over its own QUIC stream, fed from stdin.
+    let shout = {
+        let (addr, ca) = (addr.clone(), ca.clone());
+        tokio::task::spawn_blocking(move || {
+            call_with_stdin(
+                &addr,
+                &[
+                    "--quic",
+                    "--ca",
+                    &ca,
+                    "--server-name",
+                    "localhost",
+                    "Notes.shout",
+                    "--send",
+                ],
+                "{\"id\":1,\"text\":\"over\"}\n{\"id\":2,\"text\":\"quic\"}\n",
+            )
+        })
+    };
+    let (status, out, err) = shout.await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":1,\"text\":\"OVER\"}\n{\"id\":2,\"text\":\"QUIC\"}\n"
+        ),
+        "{err}"
+    );
     // An application error comes back as it does over TCP: exit 1 with its message.
     let (status, _, err) = run("Notes.missing", r#"{"id":5}"#).await.unwrap();
     assert_eq!(status, 1, "{err}");

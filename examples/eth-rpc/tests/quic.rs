@@ -1,7 +1,8 @@
 //! ZAP over QUIC against the real binary (`eth-rpc --quic-addr`, the TLS port's
 //! certificate): the generated client over `QuicClient`, calls and `newHeads`, calls in
-//! parallel on one connection, a wrong ALPN, hostile first frames, a flood of streams
-//! held to the buffer budget and a peer that vanishes mid-stream; and both
+//! parallel on one connection, capabilities checked per call and per stream open, a
+//! drain on SIGTERM, a wrong ALPN, hostile first frames, a flood of streams held to the
+//! buffer budget and a peer that vanishes mid-stream; and both
 //! directions with the Go runtime's QUIC transport (`../shared/peers/zap-go`, ignored
 //! without it: `.ci/run` builds it and runs them).
 
@@ -118,6 +119,232 @@ async fn many_calls_in_parallel_and_in_sequence_on_one_connection() {
     while let Some(done) = calls.join_next().await {
         done.unwrap().unwrap();
     }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn capabilities_are_checked_per_call_and_per_stream_open() {
+    use zap_runtime::cap::{issue, trust_file_line, Issuance, Scheme, SigningKey};
+    use zap_runtime::rpc::Status;
+    use zap_runtime::ClientError;
+    const TARGET: [u8; 32] = [0x42; 32];
+    let pki = pki::Pki::new();
+    let issuer = SigningKey::from_secret(Scheme::Ed25519, &[3; 32]).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let trust = dir.path().join("issuers.txt");
+    std::fs::write(&trust, trust_file_line(issuer.public_key()) + "\n").unwrap();
+    let server = serve(
+        &pki,
+        &[
+            "--cap-trust",
+            trust.to_str().unwrap(),
+            "--cap-target",
+            &hex::encode(TARGET),
+            "--block-time",
+            "0.05",
+        ],
+    )
+    .await;
+    let quic = server.quic.unwrap();
+    let granting = |permissions: u64| {
+        issue(
+            &Issuance {
+                kind: 1,
+                target: TARGET,
+                permissions,
+                issued_at: unix_now() - 10,
+                expires_at: unix_now() + 3600,
+                ..Default::default()
+            },
+            &issuer,
+        )
+        .unwrap()
+    };
+    let client_with = |cap: Vec<u8>| {
+        let tls = client_tls(&pki);
+        async move {
+            let config = QuicClientConfig {
+                cap,
+                ..QuicClientConfig::default()
+            };
+            EthClient::new(QuicClient::connect(quic, &tls, config).await.unwrap())
+        }
+    };
+    let ledger = Ledger::default();
+    let request = BalanceRequest {
+        id: 1,
+        block: eth_rpc::HEAD_BLOCK,
+        account: *ledger.address(4).unwrap(),
+    };
+    fn status<T>(result: Result<T, ClientError>) -> Status {
+        match result {
+            Ok(_) => Status::OK,
+            Err(ClientError::Status { status, .. }) => status,
+            Err(e) => panic!("a status, not {e}"),
+        }
+    }
+
+    // No capability: every call and stream open is refused, the connection served on.
+    let none = client_with(Vec::new()).await;
+    assert_eq!(
+        status(none.get_balance(&request).await),
+        Status::UNAUTHORIZED
+    );
+    assert_eq!(status(none.chain_id().await), Status::UNAUTHORIZED);
+    let mut heads = none.new_heads(&HeadsRequest { count: 2 }).await.unwrap();
+    assert!(
+        heads.next().await.unwrap().is_none(),
+        "a refused stream ends at once, with no message"
+    );
+
+    // A forged one: signed by another key, its Issuer rewritten to the trusted one's.
+    let stranger = SigningKey::from_secret(Scheme::Ed25519, &[9; 32]).unwrap();
+    let mut forged = issue(
+        &Issuance {
+            kind: 1,
+            target: TARGET,
+            permissions: 0x1,
+            issued_at: unix_now() - 10,
+            expires_at: unix_now() + 3600,
+            ..Default::default()
+        },
+        &stranger,
+    )
+    .unwrap();
+    let at = u32::from_le_bytes(forged[8..12].try_into().unwrap()) as usize
+        + zap_runtime::cap::offset::ISSUER;
+    forged[at..at + 32].copy_from_slice(issuer.id());
+    let forged = client_with(forged).await;
+    assert_eq!(
+        status(forged.get_balance(&request).await),
+        Status::UNAUTHORIZED
+    );
+
+    // Trusted but without getBalance's permission 0x1: 403 for it, other methods run.
+    let narrow = client_with(granting(0x2)).await;
+    assert_eq!(
+        status(narrow.get_balance(&request).await),
+        Status::FORBIDDEN
+    );
+    assert_eq!(narrow.chain_id().await.unwrap().chain_id, eth_rpc::CHAIN_ID);
+
+    // Granting 0x1: calls and the stream run.
+    let full = client_with(granting(0x1)).await;
+    let answer = full.get_balance(&request).await.unwrap();
+    assert_eq!(answer.balance, ledger.account(&request.account).balance);
+    let mut heads = full.new_heads(&HeadsRequest { count: 2 }).await.unwrap();
+    let first = heads.next().await.unwrap().expect("a head").to_value();
+    let second = heads.next().await.unwrap().expect("a head").to_value();
+    assert_eq!(second.number, first.number + 1);
+    assert!(heads.next().await.unwrap().is_none());
+}
+
+/// `until`, which must finish within 30 s: a wait on a counter that a panicked task
+/// stopped moving fails the test rather than hanging it.
+async fn within(what: &str, until: impl std::future::Future<Output = ()>) {
+    tokio::time::timeout(Duration::from_secs(30), until)
+        .await
+        .unwrap_or_else(|_| panic!("not within 30 s: {what}"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_drains_quic_calls_and_exits_zero() {
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    let pki = pki::Pki::new();
+    let mut server = serve(&pki, &["--readiness-grace", "2"]).await;
+    let client = EthClient::new(connect(&pki, server.quic.unwrap()).await);
+    let (answered, answered_draining, closed, draining) = (
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicU64::new(0)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    // 16 callers on the one connection, each calling until its call fails; every
+    // answer checked against the ledger.
+    let callers: Vec<_> = (0..16u64)
+        .map(|caller| {
+            let client = client.clone();
+            let (answered, answered_draining, closed, draining) = (
+                answered.clone(),
+                answered_draining.clone(),
+                closed.clone(),
+                draining.clone(),
+            );
+            tokio::spawn(async move {
+                let ledger = Ledger::default();
+                for n in 0u64.. {
+                    match process::checked_call(&client, &ledger, caller, n).await {
+                        Ok(()) => {
+                            answered.fetch_add(1, Ordering::Relaxed);
+                            if draining.load(Ordering::Relaxed) {
+                                answered_draining.fetch_add(1, Ordering::Relaxed);
+                            }
+                        }
+                        Err(zap_runtime::ClientError::Closed(_)) => {
+                            closed.fetch_add(1, Ordering::Relaxed);
+                            return;
+                        }
+                        Err(e) => panic!("call {caller}/{n}: a wrong outcome: {e}"),
+                    }
+                }
+            })
+        })
+        .collect();
+    let mut tick = tokio::time::interval(Duration::from_millis(5));
+    within(
+        "300 calls answered",
+        Box::pin(async {
+            while answered.load(Ordering::Relaxed) < 300 {
+                tick.tick().await;
+            }
+        }),
+    )
+    .await;
+    server.kill("TERM");
+    // The HTTP port serves TLS here (the QUIC certificate's).
+    let https = scrape(&pki, &server);
+    within(
+        "/health turning 503",
+        Box::pin(async {
+            while https.status("/health").await != Some(503) {
+                tick.tick().await;
+            }
+        }),
+    )
+    .await;
+    draining.store(true, Ordering::Relaxed);
+    let status = server.wait().await;
+    assert!(
+        status.success(),
+        "eth-rpc exits 0 after a drain, got {status}"
+    );
+    for caller in callers {
+        caller.await.expect("no wrong answer");
+    }
+    let (answered, draining, closed) = (
+        answered.load(Ordering::Relaxed),
+        answered_draining.load(Ordering::Relaxed),
+        closed.load(Ordering::Relaxed),
+    );
+    eprintln!(
+        "SIGTERM over QUIC: {answered} answered ({draining} while draining), {closed} closed"
+    );
+    assert!(
+        draining > 0,
+        "QUIC calls keep being answered while /health is 503"
+    );
+    assert_eq!(
+        closed, 16,
+        "each caller ends on the closed connection, typed"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

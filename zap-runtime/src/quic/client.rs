@@ -51,11 +51,14 @@ impl Default for QuicClientConfig {
 
 /// A ZAP client over one QUIC connection: every call and stream opens a QUIC stream of
 /// its own, so they neither wait for each other nor for a lost packet of another.
-#[derive(Debug)]
+///
+/// Clones share the connection (as clones of the TCP client do), so one connection can
+/// serve many tasks: `EthClient::new(quic.clone())`.
+#[derive(Clone, Debug)]
 pub struct QuicClient {
     endpoint: Endpoint,
     connection: Connection,
-    next_id: AtomicU32,
+    next_id: Arc<AtomicU32>,
     config: Arc<QuicClientConfig>,
 }
 
@@ -100,7 +103,7 @@ impl QuicClient {
         Ok(QuicClient {
             endpoint,
             connection,
-            next_id: AtomicU32::new(1),
+            next_id: Arc::new(AtomicU32::new(1)),
             config: Arc::new(config),
         })
     }

@@ -285,19 +285,34 @@ impl From<SocketAddr> for Scrape {
 }
 
 impl Scrape {
-    /// The `/metrics` text, or `None` when nothing answers.
-    pub async fn text(&self) -> Option<String> {
-        let answer = match &self.tls {
-            None => get(self.addr, "/metrics").await?,
+    /// The whole answer to `GET path`, or `None` when nothing answers.
+    async fn answer(&self, path: &str) -> Option<String> {
+        match &self.tls {
+            None => get(self.addr, path).await,
             Some(tls) => {
                 let tcp = TcpStream::connect(self.addr).await.ok()?;
                 let (stream, _) = tls.connect(tcp).await.ok()?;
-                get_on(stream, self.addr, "/metrics").await?
+                get_on(stream, self.addr, path).await
             }
-        };
-        answer
+        }
+    }
+
+    /// The `/metrics` text, or `None` when nothing answers.
+    pub async fn text(&self) -> Option<String> {
+        self.answer("/metrics")
+            .await?
             .split_once("\r\n\r\n")
             .map(|(_, body)| body.to_string())
+    }
+
+    /// The HTTP status of `GET path`, or `None` when nothing answers.
+    pub async fn status(&self, path: &str) -> Option<u16> {
+        self.answer(path)
+            .await?
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()
     }
 
     /// The value of the first sample of metric `name` (`zap_streams_active`, ...)
