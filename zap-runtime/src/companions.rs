@@ -23,12 +23,14 @@ macro_rules! __struct_companions {
         }
     ) => {
         #[doc = concat!(
-            "Zero-copy reader of `", $name, "`: every getter is a bounds check and a load."
+            "Zero-copy reader of `", $name, "`: the fixed section's bounds are checked once, ",
+            "then each of its fields is a load."
         )]
         $(#[$attr])*
         #[derive(::core::clone::Clone, ::core::marker::Copy)]
+        #[allow(deprecated)] // its size is the owner's, which may be deprecated
         $vis struct $reader<'a> {
-            obj: $crate::Object<'a>,
+            obj: $crate::Fixed<'a, { <$owner as $crate::ZapStruct>::SIZE }>,
         }
 
         #[doc = concat!(
@@ -45,7 +47,7 @@ macro_rules! __struct_companions {
                 /// View an object (e.g. a message root or a list element) as this struct.
                 #[inline]
                 pub fn from_object(obj: $crate::Object<'a>) -> Self {
-                    Self { obj }
+                    Self { obj: $crate::Fixed::new(obj) }
                 }
 
                 /// Parse a complete message and view its root.
@@ -57,7 +59,7 @@ macro_rules! __struct_companions {
                 /// The underlying object view.
                 #[inline]
                 pub fn as_object(&self) -> $crate::Object<'a> {
-                    self.obj
+                    self.obj.as_object()
                 }
 
                 /// Copy every field into the owned type.
@@ -69,12 +71,12 @@ macro_rules! __struct_companions {
             impl<'a> $crate::StructReader<'a> for $reader<'a> where $($bounds)* {
                 #[inline]
                 fn from_object(obj: $crate::Object<'a>) -> Self {
-                    Self { obj }
+                    Self { obj: $crate::Fixed::new(obj) }
                 }
 
                 #[inline]
                 fn as_object(&self) -> $crate::Object<'a> {
-                    self.obj
+                    self.obj.as_object()
                 }
             }
 

@@ -5,6 +5,8 @@
 //!
 //! * [`Message`], [`Object`] and [`List`]: zero-copy views over a `&[u8]`. Every getter
 //!   is a bounds check and a load; out-of-range reads yield the zero value, never a panic.
+//!   [`Fixed`], which generated readers hold, checks a struct's fixed section once, after
+//!   which its fields are loads.
 //! * [`Builder`]: writes messages byte-identical to the canonical builder, into a buffer
 //!   it reuses. [`BuilderPool`] hands builders out and takes them back, so building a
 //!   message after warm-up performs no heap allocation.
@@ -204,7 +206,9 @@ pub use enums::ZapEnum;
 pub use error::{BuildError, FrameError, ParseError, RequestError};
 pub use owned::Owned;
 pub use pool::{BuilderPool, PooledBuilder};
-pub use read::{Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts};
+pub use read::{
+    Fixed, Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts,
+};
 pub use scalar::Scalar;
 pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
 pub use transport::{ClientError, Transport};

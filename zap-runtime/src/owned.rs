@@ -143,6 +143,7 @@ pub(crate) fn range_in(bytes: &[u8], part: &[u8]) -> core::ops::Range<usize> {
 
 /// `bytes` cut down to `range` in place: no copy and, unlike [`Bytes::slice`], no
 /// reference count taken. Empty for an empty range or one past the end.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
 #[inline]
 pub(crate) fn cut(mut bytes: Bytes, range: core::ops::Range<usize>) -> Bytes {
     if range.is_empty() || range.end > bytes.len() {

@@ -336,6 +336,75 @@ impl<'a> Object<'a> {
     }
 }
 
+/// An object viewed as a struct whose fixed section is `N` bytes, its bounds checked
+/// once: what generated readers hold.
+///
+/// When the message holds all `N` bytes (the object was written with this schema or a
+/// later one), the fixed section is kept as an array and every field in it is read at a
+/// constant offset into that array: a load, with no bounds check left at run time. An
+/// object shorter than `N` (written with an earlier schema, or null) is read through
+/// [`Object`]'s per-field checks, where a field past its end reads as zero. Both give
+/// the same values; the first only checks once. The rest of [`Object`]'s getters
+/// (payloads, lists, children) are reached through `Deref`.
+#[derive(Clone, Copy)]
+pub struct Fixed<'a, const N: usize> {
+    obj: Object<'a>,
+    fixed: Option<&'a [u8; N]>,
+}
+
+impl<'a, const N: usize> Fixed<'a, N> {
+    /// View `obj`, checking once whether its whole fixed section is in the message.
+    #[inline(always)]
+    pub fn new(obj: Object<'a>) -> Self {
+        let fixed = obj.buf.get(obj.pos..).and_then(<[u8]>::first_chunk::<N>);
+        Fixed { obj, fixed }
+    }
+
+    /// The object this views (not named `object`, which is the child-pointer getter
+    /// reached through `Deref`).
+    #[inline(always)]
+    pub fn as_object(&self) -> Object<'a> {
+        self.obj
+    }
+
+    /// Any scalar at `offset` (within the `N` bytes, as generated code asks).
+    #[inline(always)]
+    pub fn get<T: Scalar>(&self, offset: usize) -> T {
+        match self.fixed {
+            Some(fixed) => T::read_at(fixed, offset).unwrap_or_default(),
+            None => self.obj.get(offset),
+        }
+    }
+
+    /// `bytes_fixed[M]` at `offset` (within the `N` bytes), borrowed.
+    #[inline(always)]
+    pub fn bytes_fixed<const M: usize>(&self, offset: usize) -> &'a [u8; M] {
+        match self.fixed {
+            Some(fixed) => match fixed.get(offset..).and_then(<[u8]>::first_chunk::<M>) {
+                Some(bytes) => bytes,
+                None => const { &[0u8; M] },
+            },
+            None => self.obj.bytes_fixed(offset),
+        }
+    }
+}
+
+impl<'a, const N: usize> core::ops::Deref for Fixed<'a, N> {
+    type Target = Object<'a>;
+
+    #[inline(always)]
+    fn deref(&self) -> &Object<'a> {
+        &self.obj
+    }
+}
+
+/// As the object it views.
+impl<const N: usize> core::fmt::Debug for Fixed<'_, N> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        self.obj.fmt(f)
+    }
+}
+
 /// A view of a list: where it starts and how many elements it claims.
 ///
 /// Which shape it has is known from the schema, so the typed accessors ([`List::get`],

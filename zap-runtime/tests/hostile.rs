@@ -31,8 +31,8 @@ use serde_json::Value;
 use zap_runtime::frame::{encode_frame, Direction, FrameDecoder, FRAME_HEADER};
 use zap_runtime::rpc::{Request, Response, Status};
 use zap_runtime::{
-    Builder, Bytes, DecodeBudget, FrameError, List, Message, Object, ObjectBuilder, Owned, Scalar,
-    ZapStruct, HEADER_SIZE,
+    Builder, Bytes, DecodeBudget, Fixed, FrameError, List, Message, Object, ObjectBuilder, Owned,
+    Scalar, ZapStruct, HEADER_SIZE,
 };
 
 // ---------------------------------------------------------------------------------------
@@ -346,6 +346,70 @@ fn check_fixed<const N: usize>(obj: Object<'_>, off: usize) {
     }
 }
 
+/// [`Fixed`], the view generated readers hold, checks its `N` bytes once: every
+/// scalar and `bytes_fixed` read within them agrees with the model, as [`Object`]'s do
+/// (the object whole in the message, shorter, or null).
+fn check_verified<const N: usize>(obj: Object<'_>, off: usize) {
+    let fixed = Fixed::<N>::new(obj);
+    let buf = obj.message_bytes();
+    let at = obj.position().checked_add(off);
+    let fits = |width: usize| off.checked_add(width).is_some_and(|end| end <= N);
+    if fits(1) {
+        let want = le::<1>(buf, at).unwrap_or([0]);
+        assert_eq!(
+            fixed.get::<u8>(off).to_le_bytes(),
+            want,
+            "Fixed<{N}> u8 at {off}"
+        );
+        assert_eq!(
+            fixed.get::<bool>(off),
+            want[0] != 0,
+            "Fixed<{N}> bool at {off}"
+        );
+    }
+    if fits(2) {
+        let want = le::<2>(buf, at).unwrap_or([0; 2]);
+        assert_eq!(
+            fixed.get::<i16>(off).to_le_bytes(),
+            want,
+            "Fixed<{N}> i16 at {off}"
+        );
+    }
+    if fits(4) {
+        let want = le::<4>(buf, at).unwrap_or([0; 4]);
+        assert_eq!(
+            fixed.get::<u32>(off).to_le_bytes(),
+            want,
+            "Fixed<{N}> u32 at {off}"
+        );
+        let f = fixed.get::<f32>(off).to_bits().to_le_bytes();
+        assert_eq!(f, want, "Fixed<{N}> f32 at {off}");
+    }
+    if fits(8) {
+        let want = le::<8>(buf, at).unwrap_or([0; 8]);
+        assert_eq!(
+            fixed.get::<u64>(off).to_le_bytes(),
+            want,
+            "Fixed<{N}> u64 at {off}"
+        );
+        assert_eq!(
+            fixed.get::<i64>(off).to_le_bytes(),
+            want,
+            "Fixed<{N}> i64 at {off}"
+        );
+    }
+    if fits(20) {
+        let got = fixed.bytes_fixed::<20>(off);
+        assert_eq!(
+            got,
+            obj.bytes_fixed::<20>(off),
+            "Fixed<{N}> bytes_fixed<20> at {off}"
+        );
+        check_fixed::<20>(obj, off);
+    }
+    assert_eq!(fixed.as_object().position(), obj.position());
+}
+
 struct Walker<'m> {
     /// The outermost message: everything returned must lie inside it.
     outer: &'m [u8],
@@ -495,6 +559,10 @@ impl<'m> Walker<'m> {
         check_fixed::<16>(obj, off);
         check_fixed::<20>(obj, off);
         check_fixed::<32>(obj, off);
+        check_verified::<8>(obj, off);
+        check_verified::<36>(obj, off);
+        check_verified::<56>(obj, off);
+        check_verified::<128>(obj, off);
         check_fixed::<64>(obj, off);
 
         let n = match self.dice.below(4) {
