@@ -300,7 +300,8 @@ impl Builder {
     /// and `bytes_fixed`): `N` is `16 + SIZE`, and `fill` sets each field on an
     /// [`InlineObject`], a zeroed array whose header is already written. The bytes are
     /// those of `start_object(SIZE)`, the setters and [`Builder::finish`] (root 16, size
-    /// `N`, flags 0), which generated code relies on for such structs.
+    /// `N`, flags 0), which generated code relies on for such structs; as `finish`, it
+    /// refuses a message over [`Builder::max_len`] (the builder is left empty).
     ///
     /// ```
     /// use zap_runtime::Builder;
@@ -309,15 +310,17 @@ impl Builder {
     /// obj.set_u64(0, 42);
     /// obj.finish_as_root();
     /// let mut fast = Builder::new();
-    /// let bytes = fast.encode_inline::<24>(|m| m.set::<u64>(0, 42));
+    /// let bytes = fast.encode_inline::<24>(|m| m.set::<u64>(0, 42))?;
     /// assert_eq!(bytes, slow.finish()?);
+    /// fast.set_max_len(20);
+    /// assert!(fast.encode_inline::<24>(|m| m.set::<u64>(0, 42)).is_err());
     /// # Ok::<(), zap_runtime::BuildError>(())
     /// ```
     #[inline]
     pub fn encode_inline<const N: usize>(
         &mut self,
         fill: impl FnOnce(&mut InlineObject<N>),
-    ) -> &[u8] {
+    ) -> Result<&[u8], BuildError> {
         const {
             assert!(
                 N >= HEADER_SIZE,
@@ -337,9 +340,15 @@ impl Builder {
         self.deferred.clear();
         self.scratch.clear();
         self.base = 0;
+        if N > self.max_len {
+            return Err(BuildError::TooLarge {
+                len: N,
+                max: self.max_len,
+            });
+        }
         self.root = wire_u32(HEADER_SIZE);
         self.buf.extend_from_slice(&msg.0);
-        &self.buf
+        Ok(&self.buf)
     }
 
     /// Finish the message: write the root offset and size. Flags stay 0. Refuses a

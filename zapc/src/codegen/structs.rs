@@ -420,7 +420,7 @@ fn inline_encode(owner: &Ident, fields: &[FieldGen<'_>], rt: &syn::Path) -> Toke
             b: &'b mut #rt::Builder,
         ) -> ::core::result::Result<&'b [u8], #rt::BuildError> {
             const LEN: usize = #rt::HEADER_SIZE + #owner::SIZE;
-            ::core::result::Result::Ok(b.encode_inline(|#m: &mut #rt::InlineObject<LEN>| { #(#writes)* }))
+            b.encode_inline(|#m: &mut #rt::InlineObject<LEN>| { #(#writes)* })
         }
     }
 }

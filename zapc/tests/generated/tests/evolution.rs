@@ -277,3 +277,20 @@ fn json_rpc_names_reach_the_explicit_ordinals() {
     let legacy = Svc::method_by_json_name("ledger_lookupLegacy").unwrap();
     assert_eq!((legacy.ordinal, legacy.name), (4, "lookup"));
 }
+
+/// An all-inline struct is encoded in one copy, and still refused past the builder's
+/// limit, as every other struct is at `finish`.
+#[test]
+fn an_inline_struct_over_the_builders_limit_is_refused() {
+    let point = evolution::Point { x: 3, y: -4 };
+    const { assert!(<evolution::Point as ZapStruct>::INLINE) };
+    let mut b = zap_runtime::Builder::new();
+    b.set_max_len(zap_runtime::HEADER_SIZE + evolution::Point::SIZE - 1);
+    assert_eq!(
+        point.encode(&mut b),
+        Err(zap_runtime::BuildError::TooLarge { len: 28, max: 27 })
+    );
+    b.set_max_len(zap_runtime::HEADER_SIZE + evolution::Point::SIZE);
+    let bytes = point.encode(&mut b).unwrap().to_vec();
+    assert_eq!(evolution::Point::decode(&bytes).unwrap(), point);
+}
