@@ -301,7 +301,7 @@ impl Builder {
     /// [`InlineObject`], a zeroed array whose header is already written. The bytes are
     /// those of `start_object(SIZE)`, the setters and [`Builder::finish`] (root 16, size
     /// `N`, flags 0), which generated code relies on for such structs; as `finish`, it
-    /// refuses a message over [`Builder::max_len`] (the builder is left empty).
+    /// refuses a message over [`Builder::max_len`] (the builder is cleared).
     ///
     /// ```
     /// use zap_runtime::Builder;
@@ -316,7 +316,7 @@ impl Builder {
     /// assert!(fast.encode_inline::<24>(|m| m.set::<u64>(0, 42)).is_err());
     /// # Ok::<(), zap_runtime::BuildError>(())
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn encode_inline<const N: usize>(
         &mut self,
         fill: impl FnOnce(&mut InlineObject<N>),
@@ -327,6 +327,9 @@ impl Builder {
                 "an inline message is at least its 16-byte header"
             )
         };
+        if N > self.max_len {
+            return Err(self.refuse(N));
+        }
         let mut msg = InlineObject([0u8; N]);
         Header {
             version: self.version,
@@ -340,15 +343,21 @@ impl Builder {
         self.deferred.clear();
         self.scratch.clear();
         self.base = 0;
-        if N > self.max_len {
-            return Err(BuildError::TooLarge {
-                len: N,
-                max: self.max_len,
-            });
-        }
         self.root = wire_u32(HEADER_SIZE);
         self.buf.extend_from_slice(&msg.0);
         Ok(&self.buf)
+    }
+
+    /// Refuse a message of `len` bytes, over the limit: the builder is cleared. Out
+    /// of line, so that the path that encodes stays as short as it can be.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&mut self, len: usize) -> BuildError {
+        self.clear();
+        BuildError::TooLarge {
+            len,
+            max: self.max_len,
+        }
     }
 
     /// Finish the message: write the root offset and size. Flags stay 0. Refuses a
