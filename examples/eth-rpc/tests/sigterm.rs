@@ -64,13 +64,21 @@ async fn drains_on(signal: &str) {
     let client = Client::connect(server.zap).await.expect("connect");
     let seen = Arc::new(Seen::default());
     let callers = load(EthClient::new(client.clone()), 32, &seen);
-    // Signal mid-load: once calls are being answered.
+    // Signal mid-load: once calls are being answered. Both waits are bounded: a caller
+    // that panics stops counting, and must fail the test rather than hang it.
+    let within = |what: &'static str| move |_| panic!("{signal}: not within 30 s: {what}");
     let mut tick = tokio::time::interval(std::time::Duration::from_millis(5));
-    while seen.answered.load(Ordering::Relaxed) < 500 {
-        tick.tick().await;
-    }
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while seen.answered.load(Ordering::Relaxed) < 500 {
+            tick.tick().await;
+        }
+    })
+    .await
+    .unwrap_or_else(within("500 calls answered"));
     server.kill(signal);
-    server.until_health(503).await;
+    tokio::time::timeout(std::time::Duration::from_secs(30), server.until_health(503))
+        .await
+        .unwrap_or_else(within("/health turning 503"));
     seen.draining.store(true, Ordering::Relaxed);
     assert_eq!(
         server.get("/health/live").await,
