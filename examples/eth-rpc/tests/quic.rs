@@ -246,81 +246,24 @@ async fn capabilities_are_checked_per_call_and_per_stream_open() {
     assert!(heads.next().await.unwrap().is_none());
 }
 
-/// `until`, which must finish within 30 s: a wait on a counter that a panicked task
-/// stopped moving fails the test rather than hanging it.
-async fn within(what: &str, until: impl std::future::Future<Output = ()>) {
-    tokio::time::timeout(Duration::from_secs(30), until)
-        .await
-        .unwrap_or_else(|_| panic!("not within 30 s: {what}"));
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_drains_quic_calls_and_exits_zero() {
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
     let pki = pki::Pki::new();
     let mut server = serve(&pki, &["--readiness-grace", "2"]).await;
     let client = EthClient::new(connect(&pki, server.quic.unwrap()).await);
-    let (answered, answered_draining, closed, draining) = (
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicU64::new(0)),
-        Arc::new(AtomicBool::new(false)),
-    );
-    // 16 callers on the one connection, each calling until its call fails; every
-    // answer checked against the ledger.
-    let callers: Vec<_> = (0..16u64)
-        .map(|caller| {
-            let client = client.clone();
-            let (answered, answered_draining, closed, draining) = (
-                answered.clone(),
-                answered_draining.clone(),
-                closed.clone(),
-                draining.clone(),
-            );
-            tokio::spawn(async move {
-                let ledger = Ledger::default();
-                for n in 0u64.. {
-                    match process::checked_call(&client, &ledger, caller, n).await {
-                        Ok(()) => {
-                            answered.fetch_add(1, Ordering::Relaxed);
-                            if draining.load(Ordering::Relaxed) {
-                                answered_draining.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                        Err(zap_runtime::ClientError::Closed(_)) => {
-                            closed.fetch_add(1, Ordering::Relaxed);
-                            return;
-                        }
-                        Err(e) => panic!("call {caller}/{n}: a wrong outcome: {e}"),
-                    }
-                }
-            })
-        })
-        .collect();
-    let mut tick = tokio::time::interval(Duration::from_millis(5));
-    within(
-        "300 calls answered",
-        Box::pin(async {
-            while answered.load(Ordering::Relaxed) < 300 {
-                tick.tick().await;
-            }
-        }),
-    )
-    .await;
+    // 16 callers on the one connection (clones of the client share it).
+    let seen = std::sync::Arc::new(process::Seen::default());
+    let callers = process::load(client, 16, &seen);
+    process::within("300 calls answered", || async { seen.counts().0 >= 300 }).await;
     server.kill("TERM");
     // The HTTP port serves TLS here (the QUIC certificate's).
     let https = scrape(&pki, &server);
-    within(
-        "/health turning 503",
-        Box::pin(async {
-            while https.status("/health").await != Some(503) {
-                tick.tick().await;
-            }
-        }),
-    )
+    process::within("/health turning 503", || async {
+        https.status("/health").await == Some(503)
+    })
     .await;
-    draining.store(true, Ordering::Relaxed);
+    seen.draining.store(true, Ordering::Relaxed);
     let status = server.wait().await;
     assert!(
         status.success(),
@@ -329,11 +272,7 @@ async fn sigterm_drains_quic_calls_and_exits_zero() {
     for caller in callers {
         caller.await.expect("no wrong answer");
     }
-    let (answered, draining, closed) = (
-        answered.load(Ordering::Relaxed),
-        answered_draining.load(Ordering::Relaxed),
-        closed.load(Ordering::Relaxed),
-    );
+    let (answered, draining, closed) = seen.counts();
     eprintln!(
         "SIGTERM over QUIC: {answered} answered ({draining} while draining), {closed} closed"
     );

@@ -7,56 +7,12 @@
 mod process;
 mod support;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use eth_rpc::eth::EthClient;
-use eth_rpc::ledger::Ledger;
-use process::{checked_call, EthRpc};
+use process::{load, within, EthRpc, Seen};
 use zap_runtime::client::Client;
-use zap_runtime::ClientError;
-
-/// What the callers saw.
-#[derive(Default)]
-struct Seen {
-    answered: AtomicU64,
-    /// Answered after `/health` was seen at 503.
-    answered_draining: AtomicU64,
-    closed: AtomicU64,
-    draining: AtomicBool,
-}
-
-/// `callers` concurrent callers on one pipelined connection, each calling until its
-/// call fails; every answer checked against the ledger.
-fn load(
-    client: EthClient<Client>,
-    callers: u64,
-    seen: &Arc<Seen>,
-) -> Vec<tokio::task::JoinHandle<()>> {
-    (0..callers)
-        .map(|caller| {
-            let (client, seen) = (client.clone(), seen.clone());
-            tokio::spawn(async move {
-                let ledger = Ledger::default();
-                for n in 0u64.. {
-                    match checked_call(&client, &ledger, caller, n).await {
-                        Ok(()) => {
-                            seen.answered.fetch_add(1, Ordering::Relaxed);
-                            if seen.draining.load(Ordering::Relaxed) {
-                                seen.answered_draining.fetch_add(1, Ordering::Relaxed);
-                            }
-                        }
-                        Err(ClientError::Closed(_) | ClientError::Io(_)) => {
-                            seen.closed.fetch_add(1, Ordering::Relaxed);
-                            return;
-                        }
-                        Err(e) => panic!("call {caller}/{n}: a wrong outcome: {e}"),
-                    }
-                }
-            })
-        })
-        .collect()
-}
 
 async fn drains_on(signal: &str) {
     let mut server = EthRpc::start(&["--readiness-grace", "2"]).await;
@@ -64,21 +20,13 @@ async fn drains_on(signal: &str) {
     let client = Client::connect(server.zap).await.expect("connect");
     let seen = Arc::new(Seen::default());
     let callers = load(EthClient::new(client.clone()), 32, &seen);
-    // Signal mid-load: once calls are being answered. Both waits are bounded: a caller
-    // that panics stops counting, and must fail the test rather than hang it.
-    let within = |what: &'static str| move |_| panic!("{signal}: not within 30 s: {what}");
-    let mut tick = tokio::time::interval(std::time::Duration::from_millis(5));
-    tokio::time::timeout(std::time::Duration::from_secs(30), async {
-        while seen.answered.load(Ordering::Relaxed) < 500 {
-            tick.tick().await;
-        }
-    })
-    .await
-    .unwrap_or_else(within("500 calls answered"));
+    // Signal mid-load: once calls are being answered.
+    within("500 calls answered", || async { seen.counts().0 >= 500 }).await;
     server.kill(signal);
-    tokio::time::timeout(std::time::Duration::from_secs(30), server.until_health(503))
-        .await
-        .unwrap_or_else(within("/health turning 503"));
+    within("/health turning 503", || async {
+        server.get("/health").await == Some(503)
+    })
+    .await;
     seen.draining.store(true, Ordering::Relaxed);
     assert_eq!(
         server.get("/health/live").await,
@@ -93,11 +41,7 @@ async fn drains_on(signal: &str) {
     for caller in callers {
         caller.await.expect("no wrong answer");
     }
-    let (answered, draining, closed) = (
-        seen.answered.load(Ordering::Relaxed),
-        seen.answered_draining.load(Ordering::Relaxed),
-        seen.closed.load(Ordering::Relaxed),
-    );
+    let (answered, draining, closed) = seen.counts();
     eprintln!("{signal}: {answered} answered ({draining} while draining), {closed} closed");
     assert!(
         draining > 0,

@@ -214,6 +214,85 @@ pub async fn checked_call<T: zap_runtime::Transport>(
     Ok(())
 }
 
+/// What the callers of [`load`] saw.
+#[derive(Default)]
+pub struct Seen {
+    pub answered: std::sync::atomic::AtomicU64,
+    /// Answered after [`Seen::draining`] was set.
+    pub answered_draining: std::sync::atomic::AtomicU64,
+    /// Callers that ended on a closed connection.
+    pub closed: std::sync::atomic::AtomicU64,
+    /// Set by the test once the server is draining (`/health` at 503).
+    pub draining: std::sync::atomic::AtomicBool,
+}
+
+impl Seen {
+    /// Answered, answered while draining, closed: so far.
+    pub fn counts(&self) -> (u64, u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (
+            self.answered.load(Relaxed),
+            self.answered_draining.load(Relaxed),
+            self.closed.load(Relaxed),
+        )
+    }
+}
+
+/// `callers` concurrent callers through clones of `client` (one connection), each
+/// calling until its call fails: every answer checked against the ledger
+/// ([`checked_call`]), a caller ending on a closed connection counted, any other
+/// failure a panic of its task.
+pub fn load<T: zap_runtime::Transport + Clone + 'static>(
+    client: eth_rpc::eth::EthClient<T>,
+    callers: u64,
+    seen: &std::sync::Arc<Seen>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    use std::sync::atomic::Ordering::Relaxed;
+    (0..callers)
+        .map(|caller| {
+            let (client, seen) = (client.clone(), seen.clone());
+            tokio::spawn(async move {
+                let ledger = eth_rpc::ledger::Ledger::default();
+                for n in 0u64.. {
+                    match checked_call(&client, &ledger, caller, n).await {
+                        Ok(()) => {
+                            seen.answered.fetch_add(1, Relaxed);
+                            if seen.draining.load(Relaxed) {
+                                seen.answered_draining.fetch_add(1, Relaxed);
+                            }
+                        }
+                        Err(
+                            zap_runtime::ClientError::Closed(_) | zap_runtime::ClientError::Io(_),
+                        ) => {
+                            seen.closed.fetch_add(1, Relaxed);
+                            return;
+                        }
+                        Err(e) => panic!("call {caller}/{n}: a wrong outcome: {e}"),
+                    }
+                }
+            })
+        })
+        .collect()
+}
+
+/// Poll `done` every 5 ms until it holds, for at most 30 s: a wait on something only
+/// other tasks move (a count a panicked caller stopped) fails the test rather than
+/// hanging it.
+pub async fn within<F: std::future::Future<Output = bool>>(
+    what: &str,
+    mut done: impl FnMut() -> F,
+) {
+    let wait = async {
+        let mut tick = tokio::time::interval(Duration::from_millis(5));
+        while !done().await {
+            tick.tick().await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), wait)
+        .await
+        .unwrap_or_else(|_| panic!("not within 30 s: {what}"));
+}
+
 /// `zap_calls_total` of `getBalance` over ZAP/TCP on the server at `http`, read from
 /// its `/metrics` (0 when it does not answer).
 pub async fn zap_calls(http: SocketAddr) -> u64 {
