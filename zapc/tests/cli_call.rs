@@ -51,6 +51,7 @@ impl Service for Notes {
     const METHODS: &'static [MethodInfo] = &[
         stream_method(4, "list", Streaming::Server),
         stream_method(5, "shout", Streaming::Bidi),
+        stream_method(6, "join", Streaming::Client),
     ];
 
     async fn stream(
@@ -87,6 +88,16 @@ impl Service for Notes {
                     send(&mut out, note.u64(0), &note.text(8).to_uppercase()).await?;
                 }
                 Ok(())
+            }
+            6 => {
+                let mut texts = Vec::new();
+                while let Some(msg) = io.inbound.next().await? {
+                    let note = Message::parse(&msg)
+                        .map_err(|e| CallError::bad_request(e.to_string()))?
+                        .root();
+                    texts.push(note.text(8).to_owned());
+                }
+                send(&mut out, texts.len() as u64, &texts.join(" ")).await
             }
             n => Err(CallError::unknown_method(Self::NAME, n)),
         }
@@ -229,6 +240,23 @@ async fn calls_a_real_server_with_json_in_and_out() {
             0,
             "{\"id\":1,\"text\":\"HI\"}\n{\"id\":2,\"text\":\"THERE\"}\n"
         ),
+        "{err}"
+    );
+    // A client stream fed from stdin: one answer once stdin ends.
+    let join = {
+        let addr = addr.clone();
+        tokio::task::spawn_blocking(move || {
+            call_with_stdin(
+                &addr,
+                &["Notes.join", "--send"],
+                "{\"id\":1,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\"}\n",
+            )
+        })
+    };
+    let (status, out, err) = join.await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "{\"id\":2,\"text\":\"a b\"}\n"),
         "{err}"
     );
     // --send where nothing can be sent, and a bad line: usage errors.
@@ -393,6 +421,31 @@ async fn calls_and_streams_over_quic() {
             0,
             "{\"id\":1,\"text\":\"OVER\"}\n{\"id\":2,\"text\":\"QUIC\"}\n"
         ),
+        "{err}"
+    );
+    // A client stream: the notes sent, one answer once our side ends.
+    let join = {
+        let (addr, ca) = (addr.clone(), ca.clone());
+        tokio::task::spawn_blocking(move || {
+            call_with_stdin(
+                &addr,
+                &[
+                    "--quic",
+                    "--ca",
+                    &ca,
+                    "--server-name",
+                    "localhost",
+                    "Notes.join",
+                    "--send",
+                ],
+                "{\"id\":1,\"text\":\"one\"}\n{\"id\":2,\"text\":\"stream\"}\n{\"id\":3,\"text\":\"each\"}\n",
+            )
+        })
+    };
+    let (status, out, err) = join.await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "{\"id\":3,\"text\":\"one stream each\"}\n"),
         "{err}"
     );
     // An application error comes back as it does over TCP: exit 1 with its message.

@@ -17,4 +17,6 @@ interface Notes {
     list @4 (req: Note) returns stream Note
     # Each note sent comes back, its text upper-cased (a bidirectional stream).
     shout @5 (stream Note) returns stream Note
+    # The notes sent, their texts joined, answered once at the end (a client stream).
+    join @6 (stream Note) returns Note
 }
