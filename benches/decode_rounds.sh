@@ -4,7 +4,8 @@
 #
 # 1. Time: ROUNDS runs of the codec benches filtered to the decode rows (native build,
 #    pinned, 0.5 s warm-up and SECONDS of measurement each): the eth request and
-#    response (generated `zap_fixed`, `floor`, `rkyv_checked`), the 100-log getLogs
+#    response (generated `zap_fixed`, `floor`, `rkyv_checked`; for the request also
+#    serde_json with hex kept as strings, the fastest JSON there), the 100-log getLogs
 #    answer read whole and its 50th log's transaction hash (`zap`, `rkyv_checked`,
 #    `planus`). Per round, the ratio of each peer's criterion median to ZAP's (above 1:
 #    ZAP is faster); the median and range of those per-round ratios.
@@ -27,7 +28,7 @@ rm -rf "$RAW"/decode-criterion "$RAW"/decode-instructions.txt
 PIN=()
 if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then PIN=(taskset -c 1); fi
 # group:codec pairs; the first codec of each group is ZAP's.
-ROWS="decode_request:zap_fixed decode_request:floor decode_request:rkyv_checked
+ROWS="decode_request:zap_fixed decode_request:floor decode_request:rkyv_checked decode_request:serde_json_str
 decode_response:zap_fixed decode_response:floor decode_response:rkyv_checked
 logs_decode:zap logs_decode:rkyv_checked logs_decode:planus
 logs_field:zap logs_field:rkyv_checked logs_field:planus"
@@ -36,7 +37,7 @@ for round in $(seq "$ROUNDS"); do
     for row in $ROWS; do rm -rf "$NATIVE_DIR/criterion/${row%%:*}/${row#*:}"; done
     "${PIN[@]}" env RUSTFLAGS="-C target-cpu=native" CARGO_TARGET_DIR="$NATIVE_DIR" \
         cargo bench -p zap-benches --bench codecs -- \
-        '^((decode_request|decode_response)/(zap_fixed|floor|rkyv_checked)|(logs_decode|logs_field)/(zap|rkyv_checked|planus))$' \
+        '^((decode_request|decode_response)/(zap_fixed|floor|rkyv_checked)|decode_request/serde_json_str|(logs_decode|logs_field)/(zap|rkyv_checked|planus))$' \
         --warm-up-time 0.5 --measurement-time "$SECONDS_PER_BENCH" --noplot 2>&1 |
         grep -E '^[a-z_]+/|time:' || true
     for row in $ROWS; do
