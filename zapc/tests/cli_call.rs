@@ -361,23 +361,16 @@ async fn calls_and_streams_over_quic() {
     let stop = CancellationToken::new();
     let task = tokio::spawn(server.run(stop.clone()));
     let ca = pki.path("ca.pem").to_str().unwrap().to_owned();
-    let run = |method: &'static str, json: &'static str| {
+    // `zapc call --quic … ARGS` with `stdin` as its standard input.
+    let run_with = |args: Vec<&'static str>, stdin: &'static str| {
         let (addr, ca) = (addr.clone(), ca.clone());
         tokio::task::spawn_blocking(move || {
-            call(
-                &addr,
-                &[
-                    "--quic",
-                    "--ca",
-                    &ca,
-                    "--server-name",
-                    "localhost",
-                    method,
-                    json,
-                ],
-            )
+            let mut all = vec!["--quic", "--ca", &ca, "--server-name", "localhost"];
+            all.extend(args);
+            call_with_stdin(&addr, &all, stdin)
         })
     };
+    let run = |method: &'static str, json: &'static str| run_with(vec![method, json], "");
     let (status, out, err) = run("Notes.echo", r#"{"id":1,"text":"over quic"}"#)
         .await
         .unwrap();
@@ -396,24 +389,10 @@ async fn calls_and_streams_over_quic() {
         "{err}"
     );
     // A bidirectional stream over its own QUIC stream, fed from stdin.
-    let shout = {
-        let (addr, ca) = (addr.clone(), ca.clone());
-        tokio::task::spawn_blocking(move || {
-            call_with_stdin(
-                &addr,
-                &[
-                    "--quic",
-                    "--ca",
-                    &ca,
-                    "--server-name",
-                    "localhost",
-                    "Notes.shout",
-                    "--send",
-                ],
-                "{\"id\":1,\"text\":\"over\"}\n{\"id\":2,\"text\":\"quic\"}\n",
-            )
-        })
-    };
+    let shout = run_with(
+        vec!["Notes.shout", "--send"],
+        "{\"id\":1,\"text\":\"over\"}\n{\"id\":2,\"text\":\"quic\"}\n",
+    );
     let (status, out, err) = shout.await.unwrap();
     assert_eq!(
         (status, out.as_str()),
@@ -424,24 +403,7 @@ async fn calls_and_streams_over_quic() {
         "{err}"
     );
     // A client stream: the notes sent, one answer once our side ends.
-    let join = {
-        let (addr, ca) = (addr.clone(), ca.clone());
-        tokio::task::spawn_blocking(move || {
-            call_with_stdin(
-                &addr,
-                &[
-                    "--quic",
-                    "--ca",
-                    &ca,
-                    "--server-name",
-                    "localhost",
-                    "Notes.join",
-                    "--send",
-                ],
-                "{\"id\":1,\"text\":\"one\"}\n{\"id\":2,\"text\":\"stream\"}\n{\"id\":3,\"text\":\"each\"}\n",
-            )
-        })
-    };
+    let join = run_with(vec!["Notes.join", "--send"], "{\"id\":1,\"text\":\"one\"}\n{\"id\":2,\"text\":\"stream\"}\n{\"id\":3,\"text\":\"each\"}\n");
     let (status, out, err) = join.await.unwrap();
     assert_eq!(
         (status, out.as_str()),
