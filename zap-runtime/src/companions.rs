@@ -74,6 +74,11 @@ macro_rules! __struct_companions {
                     Self { obj: $crate::Fixed::new(obj) }
                 }
 
+                #[inline(always)]
+                fn from_element(obj: $crate::Object<'a>, fixed: ::core::option::Option<&'a [u8]>) -> Self {
+                    Self { obj: $crate::Fixed::from_element(obj, fixed) }
+                }
+
                 #[inline]
                 fn as_object(&self) -> $crate::Object<'a> {
                     self.obj.as_object()

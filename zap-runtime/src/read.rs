@@ -103,6 +103,16 @@ impl<'a> Message<'a> {
     }
 }
 
+/// `bytes` as UTF-8: the SIMD check (std's below 64 bytes, where it is as fast), and
+/// std's again only to describe a failure.
+#[inline]
+pub(crate) fn utf8(bytes: &[u8]) -> Result<&str, core::str::Utf8Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(_) => core::str::from_utf8(bytes),
+    }
+}
+
 /// A view of one object's fixed section. Field getters take the schema's byte offset.
 ///
 /// The null object (a null pointer, or any failed pointer read) reads as all zeros.
@@ -289,7 +299,7 @@ impl<'a> Object<'a> {
 
     /// `text` at `offset`, or the UTF-8 error of its payload.
     pub fn try_text(&self, offset: usize) -> Result<&'a str, core::str::Utf8Error> {
-        core::str::from_utf8(self.bytes(offset))
+        utf8(self.bytes(offset))
     }
 
     /// The child object a struct pointer at `offset` points to, or null.
@@ -358,6 +368,22 @@ impl<'a, const N: usize> Fixed<'a, N> {
     pub fn new(obj: Object<'a>) -> Self {
         let fixed = obj.buf.get(obj.pos..).and_then(<[u8]>::first_chunk::<N>);
         Fixed { obj, fixed }
+    }
+
+    /// View a list element whose fixed section the list has already found in the
+    /// message (`fixed`, from [`StridedObjects::fold_fixed`]); without it, as
+    /// [`Fixed::new`]. `fixed` must be the object's own bytes from its position on.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn from_element(obj: Object<'a>, fixed: Option<&'a [u8]>) -> Self {
+        debug_assert!(fixed.is_none_or(|f| obj.buf.get(obj.pos..obj.pos + f.len()) == Some(f)));
+        match fixed.and_then(<[u8]>::first_chunk::<N>) {
+            Some(fixed) => Fixed {
+                obj,
+                fixed: Some(fixed),
+            },
+            None => Fixed::new(obj),
+        }
     }
 
     /// The object this views (not named `object`, which is the child-pointer getter
@@ -633,8 +659,50 @@ pub struct StridedObjects<'a> {
     len: usize,
 }
 
+impl<'a> StridedObjects<'a> {
+    /// Visit the remaining elements in order, each with its fixed section: `Some(bytes)`
+    /// holds the element's `width` bytes where the whole of them is in the message (so a
+    /// reader need not check them again), `None` where the element is null or runs past
+    /// the message (it is then read field by field, as [`Object`] reads any object).
+    ///
+    /// The list's length was checked against the message once, when the iterator was
+    /// made, so for a list past the header every element is a whole slice of it: the
+    /// loop walks those slices with no check per element.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub fn fold_fixed<B>(
+        self,
+        init: B,
+        mut f: impl FnMut(B, Object<'a>, Option<&'a [u8]>) -> B,
+    ) -> B {
+        let StridedObjects {
+            list,
+            width,
+            i,
+            len,
+        } = self;
+        let start = list.pos + i * width;
+        let end = list.pos + len * width;
+        // `strided_len` made `len * width` fit in the message after `pos`.
+        match list.buf.get(start..end) {
+            Some(elements) if width > 0 && list.pos >= HEADER_SIZE => {
+                let mut pos = start;
+                elements.chunks_exact(width).fold(init, |acc, fixed| {
+                    let obj = Object { buf: list.buf, pos };
+                    pos += width;
+                    f(acc, obj, Some(fixed))
+                })
+            }
+            _ => (i..len).fold(init, |acc, i| {
+                f(acc, Object::at(list.buf, list.pos + i * width), None)
+            }),
+        }
+    }
+}
+
 impl<'a> Iterator for StridedObjects<'a> {
     type Item = Object<'a>;
+    #[inline]
     fn next(&mut self) -> Option<Object<'a>> {
         if self.i >= self.len {
             return None;
@@ -642,6 +710,13 @@ impl<'a> Iterator for StridedObjects<'a> {
         let obj = Object::at(self.list.buf, self.list.pos + self.i * self.width);
         self.i += 1;
         Some(obj)
+    }
+    #[inline]
+    fn fold<B, F>(self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, Object<'a>) -> B,
+    {
+        self.fold_fixed(init, |acc, obj, _| f(acc, obj))
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         let n = self.len - self.i;
@@ -702,9 +777,7 @@ pub struct Texts<'a> {
 impl<'a> Iterator for Texts<'a> {
     type Item = &'a str;
     fn next(&mut self) -> Option<&'a str> {
-        self.inner
-            .next()
-            .map(|b| core::str::from_utf8(b).unwrap_or_default())
+        self.inner.next().map(|b| utf8(b).unwrap_or_default())
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.inner.size_hint()

@@ -90,6 +90,15 @@ pub trait StructReader<'a>: Copy {
     /// View an object (a message root, a pointer's target or a list element) as this
     /// struct. Never fails: a short object reads its missing fields as zero.
     fn from_object(obj: Object<'a>) -> Self;
+    /// View a strided list element whose fixed section the list has already found in
+    /// the message (see [`StridedObjects::fold_fixed`]); readers that check it once
+    /// (generated ones) skip that check.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn from_element(obj: Object<'a>, fixed: Option<&'a [u8]>) -> Self {
+        let _ = fixed;
+        Self::from_object(obj)
+    }
     /// The underlying object view.
     fn as_object(&self) -> Object<'a>;
     /// Parse a complete message (checking its header) and view its root.
@@ -283,6 +292,47 @@ impl DecodeBudget {
         self.enter(|budget| T::from_reader_in(reader, budget))
     }
 
+    /// Decode a list of structs, one value per reader, until the list or the budget
+    /// ends (see [`DecodeBudget::child`]). Room for the elements the list is known to
+    /// hold is reserved up front, never more than the budget has left.
+    pub fn children<'a, T: ZapStruct>(
+        &mut self,
+        readers: impl Iterator<Item = T::Reader<'a>>,
+    ) -> Vec<T> {
+        let mut out = Vec::with_capacity(readers.size_hint().0.min(self.nodes));
+        let mut spent = false;
+        // `for_each`, not a `while let`: a struct list's own loop is its fastest.
+        readers.for_each(|r| {
+            if !spent {
+                match self.child::<T>(r) {
+                    Some(v) => out.push(v),
+                    None => spent = true,
+                }
+            }
+        });
+        out
+    }
+
+    /// As [`DecodeBudget::children`] for a `list<ptr<T>>`: a null element decodes as
+    /// `None` and spends nothing.
+    pub fn optional_children<'a, T: ZapStruct>(
+        &mut self,
+        readers: impl Iterator<Item = Option<T::Reader<'a>>>,
+    ) -> Vec<Option<T>> {
+        let mut out = Vec::with_capacity(readers.size_hint().0.min(self.nodes));
+        let mut spent = false;
+        readers.for_each(|r| {
+            if !spent {
+                match r.map(|r| self.child::<T>(r)) {
+                    None => out.push(None),
+                    Some(Some(v)) => out.push(Some(v)),
+                    Some(None) => spent = true,
+                }
+            }
+        });
+        out
+    }
+
     /// Run `decode` one level deeper, counting one more struct value, or return `None`
     /// once the depth or node budget is spent. For decoders without generated types
     /// (`zapc decode`), which walk a message by its schema at run time.
@@ -414,10 +464,138 @@ impl<'a, T: ZapStruct> Iterator for Structs<'a, T> {
         Some(T::reader(obj))
     }
 
+    /// Strided elements come with their fixed sections, checked against the message
+    /// once for the whole list, so a loop over the readers (`for_each`, `fold`, `sum`,
+    /// `map(..).collect()` through them) checks nothing per element.
+    #[inline]
+    fn fold<B, F>(self, init: B, mut f: F) -> B
+    where
+        F: FnMut(B, Self::Item) -> B,
+    {
+        match self.objects {
+            StructObjects::Strided(it) => it.fold_fixed(init, |acc, obj, fixed| {
+                f(
+                    acc,
+                    <T::Reader<'a> as StructReader<'a>>::from_element(obj, fixed),
+                )
+            }),
+            StructObjects::Framed(it) => it.fold(init, |acc, obj| f(acc, T::reader(obj))),
+        }
+    }
+
     fn size_hint(&self) -> (usize, Option<usize>) {
         match &self.objects {
             StructObjects::Strided(it) => it.size_hint(),
             StructObjects::Framed(it) => it.size_hint(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An all-inline struct of one `u64`, written by hand.
+    #[derive(Debug, PartialEq)]
+    struct Id(u64);
+
+    impl ZapStruct for Id {
+        const NAME: &'static str = "Id";
+        const SIZE: usize = 8;
+        const JSON_FIELDS: &'static [&'static str] = &["id"];
+        const INLINE: bool = true;
+        type Reader<'a> = Object<'a>;
+        fn from_reader_in(r: Object<'_>, _: &mut DecodeBudget) -> Self {
+            Id(r.u64(0))
+        }
+        fn write_fields(&self, obj: &mut ObjectBuilder<'_>) {
+            obj.set_u64(0, self.0);
+        }
+    }
+
+    /// A message whose root holds `list<Id>` of `n` elements at offset 0.
+    fn ids(n: u64) -> Vec<u8> {
+        let mut b = Builder::new();
+        let list = write_struct_list(&mut b, &(0..n).map(Id).collect::<Vec<_>>());
+        let mut root = b.start_object(8);
+        root.set_list(0, list);
+        root.finish_as_root();
+        b.finish().unwrap().to_vec()
+    }
+
+    #[test]
+    fn a_struct_list_decodes_whole_with_its_room_reserved_once() {
+        let msg = ids(100);
+        let list = Message::parse(&msg).unwrap().root().list(0);
+        let mut budget = DecodeBudget::for_message(msg.len());
+        let got = budget.children::<Id>(struct_list::<Id>(list));
+        assert_eq!(got, (0..100).map(Id).collect::<Vec<_>>());
+        assert_eq!(
+            got.capacity(),
+            100,
+            "reserved from the list's verified length"
+        );
+    }
+
+    #[test]
+    fn a_struct_list_ends_where_the_budget_does_and_reserves_no_more() {
+        let msg = ids(100);
+        let list = Message::parse(&msg).unwrap().root().list(0);
+        let mut budget = DecodeBudget { depth: 0, nodes: 7 };
+        let got = budget.children::<Id>(struct_list::<Id>(list));
+        assert_eq!(got, (0..7).map(Id).collect::<Vec<_>>());
+        assert!(
+            got.capacity() <= 7,
+            "reserved {} for 7 nodes",
+            got.capacity()
+        );
+        assert!(budget.child::<Id>(list.object(0, 8)).is_none(), "spent");
+
+        let mut deep = DecodeBudget {
+            depth: DecodeBudget::MAX_DEPTH,
+            nodes: 1000,
+        };
+        assert!(deep.children::<Id>(struct_list::<Id>(list)).is_empty());
+    }
+
+    #[test]
+    fn a_pointer_list_keeps_its_nulls_and_stops_where_the_budget_does() {
+        let mut b = Builder::new();
+        let targets: Vec<u32> = (0..4).map(|i| Id(i).write(&mut b).position()).collect();
+        let slots = b.start_pointer_list(6);
+        for (slot, target) in [
+            (0, targets[0]),
+            (2, targets[1]),
+            (3, targets[2]),
+            (5, targets[3]),
+        ] {
+            b.set_pointer(slots, slot, target);
+        }
+        let list = slots.list(&b);
+        let mut root = b.start_object(8);
+        root.set_list(0, list);
+        root.finish_as_root();
+        let msg = b.finish().unwrap().to_vec();
+        let list = Message::parse(&msg).unwrap().root().list(0);
+        let readers = || PointerStructs::<Id>::new(list.pointers());
+
+        let whole = DecodeBudget::for_message(msg.len()).optional_children::<Id>(readers());
+        let want = [
+            Some(Id(0)),
+            None,
+            Some(Id(1)),
+            Some(Id(2)),
+            None,
+            Some(Id(3)),
+        ];
+        assert_eq!(whole, want);
+
+        let mut three = DecodeBudget { depth: 0, nodes: 3 };
+        let cut = three.optional_children::<Id>(readers());
+        assert_eq!(
+            cut,
+            want[..5],
+            "ends at the fourth struct, the nulls before it kept"
+        );
     }
 }

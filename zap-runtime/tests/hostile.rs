@@ -349,6 +349,24 @@ fn check_fixed<const N: usize>(obj: Object<'_>, off: usize) {
 /// [`Fixed`], the view generated readers hold, checks its `N` bytes once: every
 /// scalar and `bytes_fixed` read within them agrees with the model, as [`Object`]'s do
 /// (the object whole in the message, shorter, or null).
+/// A list element viewed with the fixed bytes its list found reads as the object does.
+fn check_element<const N: usize>(obj: Object<'_>, fixed: &[u8]) {
+    let element = Fixed::<N>::from_element(obj, Some(fixed));
+    let checked = Fixed::<N>::new(obj);
+    for off in 0..N {
+        assert_eq!(
+            element.get::<u8>(off),
+            checked.get::<u8>(off),
+            "element byte {off}"
+        );
+        assert_eq!(
+            element.get::<u8>(off),
+            obj.get::<u8>(off),
+            "element byte {off}"
+        );
+    }
+}
+
 fn check_verified<const N: usize>(obj: Object<'_>, off: usize) {
     let fixed = Fixed::<N>::new(obj);
     let buf = obj.message_bytes();
@@ -682,6 +700,21 @@ impl<'m> Walker<'m> {
             assert_eq!(n, hint);
             assert!(n <= list.len());
             assert_eq!(n, if m.strided_ok(width) { m.count } else { 0 });
+            // The loop typed struct lists run: the same elements, each with its fixed
+            // bytes exactly where they are all in the message.
+            let folded = list.objects(width).fold_fixed(0, |i, o, fixed| {
+                let want = m
+                    .element(i, width)
+                    .and_then(|p| (p < m.buf.len()).then_some(p));
+                self.check_lands(o, m.buf, want);
+                if let Some(fixed) = fixed {
+                    let p = want.expect("fixed bytes for a null element");
+                    assert_eq!(Some(fixed), m.buf.get(p..p + width), "element {i} bytes");
+                    check_element::<16>(o, fixed);
+                }
+                i + 1
+            });
+            assert_eq!(folded, n, "fold_fixed element count");
         }
         if depth < 3 {
             let width = [4usize, 8, 12, 16, 24, 28][self.dice.below(6)];

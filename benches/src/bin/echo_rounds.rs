@@ -144,7 +144,7 @@ fn main() {
             vectored.push(v);
             copied.push(c);
         }
-        let ratio = median(ratios);
+        let ratio = median(ratios.clone());
         let v_rate = median(vectored.iter().map(|r| r.calls_per_s).collect());
         let c_rate = median(copied.iter().map(|r| r.calls_per_s).collect());
         let v_copied = median(vectored.iter().map(|r| r.copied_per_call).collect());
@@ -162,6 +162,7 @@ fn main() {
                 "vectored_calls_per_s": v_rate,
                 "copied_calls_per_s": c_rate,
                 "ratio_median": ratio,
+                "ratios": ratios,
                 "vectored_copied_bytes_per_call": v_copied,
                 "copied_copied_bytes_per_call": c_copied,
             });

@@ -195,13 +195,13 @@ fn main() {
         structs.push(s);
         messages.push(m);
     }
-    let ratio = median(ratios);
+    let ratio = median(ratios.clone());
     let (s, m) = (median(structs), median(messages));
     println!(
         "median of {} rounds: owned struct {s:.1} ns, owned message {m:.1} ns per answer: {ratio:.2}x",
         args.rounds
     );
-    let ratio_no_utf8 = (!ratios_bytes.is_empty()).then(|| median(ratios_bytes));
+    let ratio_no_utf8 = (!ratios_bytes.is_empty()).then(|| median(ratios_bytes.clone()));
     if let Some(r) = ratio_no_utf8 {
         println!("without the UTF-8 check on the message side: {r:.2}x");
     }
@@ -217,6 +217,8 @@ fn main() {
             "message_ns": m,
             "ratio_median": ratio,
             "ratio_median_no_utf8": ratio_no_utf8,
+            "ratios": ratios,
+            "ratios_no_utf8": ratios_bytes,
             "client_allocs_per_call": { "get": struct_allocs, "get_owned": owned_allocs },
         });
         std::fs::write(&path, serde_json::to_string_pretty(&json).expect("json"))

@@ -496,6 +496,18 @@ impl<'m> Walker<'m> {
             }
             assert!(n == hint && n <= list.len());
             assert_eq!(n, if m.strided_ok(width) { m.count } else { 0 });
+            // The loop typed struct lists run: the same elements, with each element's
+            // bytes exactly where all of them are in the message.
+            let folded = list.objects(width).fold_fixed(0, |i, o, fixed| {
+                let want = m.live_element(i, width);
+                assert_lands(o, m.buf, want);
+                if let Some(fixed) = fixed {
+                    let p = want.expect("fixed bytes for a null element");
+                    assert_eq!(Some(fixed), m.buf.get(p..p + width), "element {i} bytes");
+                }
+                i + 1
+            });
+            assert_eq!(folded, n, "fold_fixed element count");
         }
         if depth < 3 {
             let width = [8usize, 12, 16, 24][self.dice.below(4)];

@@ -559,15 +559,8 @@ impl ListKind {
             ListKind::Fixed(_) => quote!(#got.copied().collect()),
             ListKind::Texts => quote!(#got.map(::std::string::String::from).collect()),
             ListKind::Bytes => quote!(#got.map(<[u8]>::to_vec).collect()),
-            ListKind::Structs { ty } => {
-                quote!(#got.map_while(|e| __budget.child::<#ty>(e)).collect())
-            }
-            ListKind::Pointers { ty } => quote! {
-                #got.map_while(|o| match o {
-                    ::core::option::Option::None => ::core::option::Option::Some(::core::option::Option::None),
-                    ::core::option::Option::Some(e) => __budget.child::<#ty>(e).map(::core::option::Option::Some),
-                }).collect()
-            },
+            ListKind::Structs { ty } => quote!(__budget.children::<#ty>(#got)),
+            ListKind::Pointers { ty } => quote!(__budget.optional_children::<#ty>(#got)),
         }
     }
 
