@@ -57,6 +57,8 @@ async fn run(vectored_write_min: usize, framing: Framing, sizes: &[usize]) -> u6
     let addr = listener.local_addr().unwrap();
     let config = ServerConfig {
         vectored_write_min,
+        // Room to remember the large first answer for the pipelined call below.
+        pipeline_bytes: 1 << 20,
         ..ServerConfig::default()
     };
     let stop = CancellationToken::new();

@@ -92,13 +92,12 @@ use crate::frame::node::{NodeId, NODE_DEFAULT_MAX_FRAME};
 use crate::frame::DEFAULT_MAX_FRAME;
 use crate::service::{Authorizer, Service};
 
-/// The default [`ServerConfig::vectored_write_min`]: 16 KiB. An answer sent from its
+/// The default [`ServerConfig::vectored_write_min`]: 128 KiB. An answer sent from its
 /// own buffer costs the connection's builder that buffer (it gets a new one of the same
-/// capacity), and below 16 KiB the copy fits the write buffer as it starts; the echo
-/// benchmark (README, "What owning and vectored writes measure") found no throughput
-/// difference beyond its noise at 4 to 64 KiB, so this is a judgement, not a measured
-/// optimum.
-pub const DEFAULT_VECTORED_WRITE_MIN: usize = 16 << 10;
+/// capacity). In the echo benchmark (benches/README.md, "Owned answers and vectored
+/// writes") 64 KiB answers were slower sent from their own buffer than copied in every
+/// round; from 128 KiB on the two are level within the noise, with one copy fewer.
+pub const DEFAULT_VECTORED_WRITE_MIN: usize = 128 << 10;
 
 /// Limits and timeouts of a server. Every field has a sane default.
 #[derive(Clone, Debug)]
@@ -150,7 +149,7 @@ pub struct ServerConfig {
     /// An answer of at least this many bytes is not copied into the write buffer: its
     /// headers are, and the handler's message goes out from its own buffer in the same
     /// vectored write (`writev`). Smaller answers keep the single coalesced write.
-    /// Default [`DEFAULT_VECTORED_WRITE_MIN`] (16 KiB); `usize::MAX` turns it off.
+    /// Default [`DEFAULT_VECTORED_WRITE_MIN`] (128 KiB); `usize::MAX` turns it off.
     pub vectored_write_min: usize,
     /// Consulted before every call with the request's `Cap` field: a refusal is answered
     /// with its status (401 or 403) and reason, and the handler does not run. `None`
