@@ -598,6 +598,33 @@ impl<'b> ObjectBuilder<'b> {
         self.set_bytes(offset, v.as_bytes())
     }
 
+    /// `bytes` at `offset`, its payload copied to the end of the message now instead of
+    /// kept aside until the object finishes: one copy of `v` where
+    /// [`ObjectBuilder::set_bytes`] makes two. For an object's last fields: the message
+    /// is byte for byte what `set_bytes` gives as long as nothing but more `_last`
+    /// payloads and scalar fields within the fixed section is written before the object
+    /// finishes (children and lists are built first). Generated code sets fields in that
+    /// order. Were a child built after it, the message would still be valid, with this
+    /// payload before the child instead of after it. If a payload of this object is
+    /// still kept aside (set by `set_bytes`), this one is kept aside too, so payloads stay
+    /// in setter order.
+    pub fn set_bytes_last(&mut self, offset: usize, v: &[u8]) {
+        if self.b.deferred.len() > self.mark || v.is_empty() {
+            return self.set_bytes(offset, v);
+        }
+        let pos = self.slot(offset, 8);
+        let data_pos = self.b.buf.len();
+        crate::copies::note(v.len());
+        self.b.buf.extend_from_slice(v);
+        wire_u32(data_pos - pos).write_at(&mut self.b.buf, pos);
+        wire_u32(v.len()).write_at(&mut self.b.buf, pos + 4);
+    }
+
+    /// `text` at `offset`: as [`ObjectBuilder::set_bytes_last`] with the UTF-8 bytes.
+    pub fn set_text_last(&mut self, offset: usize, v: &str) {
+        self.set_bytes_last(offset, v.as_bytes())
+    }
+
     /// A struct pointer at `offset` to the object at `child` (0 writes null).
     pub fn set_object(&mut self, offset: usize, child: u32) {
         let pos = self.slot(offset, 4);
@@ -763,5 +790,34 @@ impl<const N: usize> InlineObject<N> {
 impl<const N: usize> core::fmt::Debug for InlineObject<N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("InlineObject").field("len", &N).finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_payload_set_last_is_copied_once_into_the_message() {
+        let mut b = Builder::new();
+        let mut o = b.start_object(16);
+        o.set_bytes_last(0, &[7; 4096]);
+        assert!(o.b.deferred.is_empty(), "nothing kept aside");
+        o.set_text_last(8, "and a text");
+        o.finish_as_root();
+        assert_eq!(b.scratch.capacity(), 0, "no scratch copy");
+        let msg = b.finish().unwrap().to_vec();
+        let root = crate::Message::parse(&msg).unwrap().root();
+        assert_eq!(root.bytes(0), &[7; 4096]);
+        assert_eq!(root.text(8), "and a text");
+    }
+
+    #[test]
+    fn after_a_payload_kept_aside_the_next_is_kept_aside_too() {
+        let mut b = Builder::new();
+        let mut o = b.start_object(16);
+        o.set_bytes(0, b"kept");
+        o.set_bytes_last(8, b"kept too");
+        assert_eq!(o.b.deferred.len(), 2);
     }
 }

@@ -47,6 +47,51 @@ fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     b.finish().unwrap().to_vec()
 }
 
+/// The same `Kitchen`, children and lists first and the payloads last, written in place
+/// (`set_text_last`, `set_bytes_last`): the order generated code uses.
+fn build_kitchen_payloads_last(b: &mut Builder) -> Vec<u8> {
+    let mut k = b.start_object(104);
+    let mut items = k.builder().start_list(0);
+    for (tag, note) in [(10u32, "alpha"), (11, ""), (12, "gamma")] {
+        items.push_message(|b| {
+            let mut leaf = b.start_object(12);
+            leaf.set_u32(0, tag);
+            leaf.set_text_last(4, note);
+            leaf.finish_as_root();
+        });
+    }
+    let items = items.finish();
+    k.set_list(80, items);
+    let mut inner = k.builder().start_object(12);
+    inner.set_text_last(4, "inner");
+    inner.set_u32(0, 77);
+    let inner = inner.finish();
+    k.set_object(88, inner);
+    let mut nums = k.builder().start_list(4);
+    for n in [1u32, 2, 3, u32::MAX] {
+        nums.push(n);
+    }
+    let nums = nums.finish();
+    k.set_list(96, nums);
+    k.set_bool(0, true);
+    k.set_u8(1, 200);
+    k.set_u16(2, 65000);
+    k.set_u32(4, 4_000_000_000);
+    k.set_u64(8, 9_223_372_036_854_775_813);
+    k.set_i8(16, -5);
+    k.set_i16(18, -300);
+    k.set_i32(20, -70000);
+    k.set_i64(24, -1_099_511_627_776);
+    k.set_f32(32, 1.5);
+    k.set_text_last(48, "kitchen éè");
+    k.set_bytes_last(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Scalars and `bytes_fixed` after the payloads land in the fixed section.
+    k.set_f64(40, -2.25);
+    k.set_bytes_fixed(64, b"defghijklmnopqrs");
+    k.finish_as_root();
+    b.finish().unwrap().to_vec()
+}
+
 fn leaf(obj: Object<'_>) -> (u32, String) {
     (obj.u32(0), obj.text(4).to_string())
 }
@@ -84,6 +129,56 @@ fn assert_kitchen(root: Object<'_>) {
 fn nested_message_built_here_reads_back() {
     let wire = build_kitchen(&mut Builder::new());
     assert_kitchen(Message::parse(&wire).unwrap().root());
+}
+
+#[test]
+fn payloads_written_last_give_the_bytes_of_payloads_kept_aside() {
+    let kept = build_kitchen(&mut Builder::new());
+    let last = build_kitchen_payloads_last(&mut Builder::new());
+    assert_eq!(last, kept);
+    assert_kitchen(Message::parse(&last).unwrap().root());
+}
+
+#[test]
+fn a_payload_set_last_after_one_kept_aside_keeps_setter_order() {
+    let build = |last: bool| {
+        let mut b = Builder::new();
+        let mut o = b.start_object(24);
+        o.set_bytes(0, b"first");
+        if last {
+            o.set_bytes_last(8, b"second");
+            o.set_text_last(16, "third");
+        } else {
+            o.set_bytes(8, b"second");
+            o.set_text(16, "third");
+        }
+        o.finish_as_root();
+        b.finish().unwrap().to_vec()
+    };
+    let (kept, last) = (build(false), build(true));
+    assert_eq!(last, kept);
+    let root = Message::parse(&last).unwrap().root();
+    assert_eq!(root.bytes(0), b"first");
+    assert_eq!(root.bytes(8), b"second");
+    assert_eq!(root.text(16), "third");
+}
+
+#[test]
+fn a_child_built_after_a_payload_set_last_still_reads_back() {
+    let mut b = Builder::new();
+    let mut o = b.start_object(16);
+    o.set_text_last(0, "before the child");
+    let mut child = o.builder().start_object(8);
+    child.set_u64(0, 7);
+    let child = child.finish();
+    o.set_object(8, child);
+    o.set_bytes_last(0, b"");
+    o.set_text_last(0, "again, after it");
+    o.finish_as_root();
+    let msg = b.finish().unwrap().to_vec();
+    let root = Message::parse(&msg).unwrap().root();
+    assert_eq!(root.text(0), "again, after it");
+    assert_eq!(root.object(8).u64(0), 7);
 }
 
 #[test]

@@ -296,14 +296,20 @@ impl<'a> FieldGen<'a> {
         quote!(#ident: #value,)
     }
 
-    /// The statement writing the owned value onto `obj` in `ZapStruct::write_fields`.
+    /// A `text` or `bytes` field: its payload goes after the object's children.
+    pub fn is_payload(&self) -> bool {
+        matches!(self.kind, Kind::Text | Kind::Bytes)
+    }
+
+    /// The statement writing the owned value onto `obj` in `ZapStruct::write_fields`
+    /// (payload fields are written after every other field; see `companions`).
     pub fn write(&self) -> TokenStream {
         let (ident, off, rt) = (&self.ident, &self.offset, self.rt);
         let value = quote!(self.#ident);
         match &self.kind {
             Kind::Scalar { ty, .. } => quote!(obj.set::<#ty>(#off, #value);),
-            Kind::Text => quote!(obj.set_text(#off, &#value);),
-            Kind::Bytes => quote!(obj.set_bytes(#off, &#value);),
+            Kind::Text => quote!(obj.set_text_last(#off, &#value);),
+            Kind::Bytes => quote!(obj.set_bytes_last(#off, &#value);),
             Kind::Fixed(_) => quote!(obj.set_bytes_fixed(#off, &#value);),
             Kind::Child { ty } => quote! {
                 if let ::core::option::Option::Some(child) = &#value {

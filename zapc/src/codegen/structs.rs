@@ -318,7 +318,14 @@ fn companions(
     let debug_entries = fields.iter().map(FieldGen::debug_entry);
     let setters = fields.iter().map(FieldGen::setters);
     let from_reader = fields.iter().map(FieldGen::decode);
-    let writes = fields.iter().map(FieldGen::write);
+    // Children and lists first, `text` and `bytes` payloads last: nothing is appended
+    // after a payload, so each is copied straight into the message (`set_bytes_last`)
+    // and the bytes are those of setting every field in order.
+    let writes = fields
+        .iter()
+        .filter(|f| !f.is_payload())
+        .chain(fields.iter().filter(|f| f.is_payload()))
+        .map(FieldGen::write);
     let inline_encode = if inline {
         inline_encode(owner, fields, rt)
     } else {
