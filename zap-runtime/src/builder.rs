@@ -459,9 +459,13 @@ impl Builder {
 /// Writes one object's fields. Get one from [`Builder::start_object`].
 ///
 /// Scalars and `bytes_fixed` are written in place; `text` and `bytes` payloads are laid
-/// down when the object finishes, in setter-call order. To build a child object or list
-/// while this one is open, use [`ObjectBuilder::builder`], then link it with
-/// [`ObjectBuilder::set_object`] / [`ObjectBuilder::set_list`].
+/// down when the object finishes, in setter-call order, after any children built in
+/// the meantime. To build a child object or list while this one is open, use
+/// [`ObjectBuilder::builder`], then link it with [`ObjectBuilder::set_object`] /
+/// [`ObjectBuilder::set_list`]. An object whose children are built first can set its
+/// payloads last with [`ObjectBuilder::set_bytes_last`] and
+/// [`ObjectBuilder::set_text_last`], which copy each payload once instead of twice and
+/// write the same bytes.
 pub struct ObjectBuilder<'b> {
     b: &'b mut Builder,
     start: usize,
