@@ -1,11 +1,38 @@
 //! Builder behaviour beyond the flat vectors: nested objects, every list shape, reuse,
 //! and the pool's capacity cap.
 
-use zap_runtime::{Builder, BuilderPool, Message, Object};
+use zap_runtime::{Builder, BuilderPool, Message, Object, ObjectBuilder};
 
-/// Build the `Kitchen` of the nested vector (same schema, same values) with our builder.
+/// Build the `Kitchen` of the nested vector (same schema, same values) with our builder,
+/// setting fields in schema order: each `text`/`bytes` payload is kept aside until its
+/// object finishes.
 fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     let mut k = b.start_object(104);
+    kitchen_scalars(&mut k);
+    k.set_text(48, "kitchen éè");
+    k.set_bytes(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    k.set_bytes_fixed(64, b"defghijklmnopqrs");
+    kitchen_children(&mut k, false);
+    k.finish_as_root();
+    b.finish().unwrap().to_vec()
+}
+
+/// The same `Kitchen`, children and lists first and the payloads last, written in place
+/// (`set_text_last`, `set_bytes_last`): the order generated code uses. A scalar and the
+/// `bytes_fixed` after the payloads still land in the fixed section.
+fn build_kitchen_payloads_last(b: &mut Builder) -> Vec<u8> {
+    let mut k = b.start_object(104);
+    kitchen_children(&mut k, true);
+    kitchen_scalars(&mut k);
+    k.set_text_last(48, "kitchen éè");
+    k.set_bytes_last(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    k.set_f64(40, -2.25);
+    k.set_bytes_fixed(64, b"defghijklmnopqrs");
+    k.finish_as_root();
+    b.finish().unwrap().to_vec()
+}
+
+fn kitchen_scalars(k: &mut ObjectBuilder<'_>) {
     k.set_bool(0, true);
     k.set_u8(1, 200);
     k.set_u16(2, 65000);
@@ -17,16 +44,24 @@ fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     k.set_i64(24, -1_099_511_627_776);
     k.set_f32(32, 1.5);
     k.set_f64(40, -2.25);
-    k.set_text(48, "kitchen éè");
-    k.set_bytes(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    k.set_bytes_fixed(64, b"defghijklmnopqrs");
+}
+
+/// Items, Inner and Nums, their own texts set in order or last.
+fn kitchen_children(k: &mut ObjectBuilder<'_>, payloads_last: bool) {
+    let text = |o: &mut ObjectBuilder<'_>, v: &str| {
+        if payloads_last {
+            o.set_text_last(4, v)
+        } else {
+            o.set_text(4, v)
+        }
+    };
     // Items: list<Leaf>, framed (Leaf has a text field): each element a whole message.
     let mut items = k.builder().start_list(0);
     for (tag, note) in [(10u32, "alpha"), (11, ""), (12, "gamma")] {
         items.push_message(|b| {
             let mut leaf = b.start_object(12);
             leaf.set_u32(0, tag);
-            leaf.set_text(4, note);
+            text(&mut leaf, note);
             leaf.finish_as_root();
         });
     }
@@ -34,7 +69,7 @@ fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     k.set_list(80, items);
     let mut inner = k.builder().start_object(12);
     inner.set_u32(0, 77);
-    inner.set_text(4, "inner");
+    text(&mut inner, "inner");
     let inner = inner.finish();
     k.set_object(88, inner);
     let mut nums = k.builder().start_list(4);
@@ -43,53 +78,6 @@ fn build_kitchen(b: &mut Builder) -> Vec<u8> {
     }
     let nums = nums.finish();
     k.set_list(96, nums);
-    k.finish_as_root();
-    b.finish().unwrap().to_vec()
-}
-
-/// The same `Kitchen`, children and lists first and the payloads last, written in place
-/// (`set_text_last`, `set_bytes_last`): the order generated code uses.
-fn build_kitchen_payloads_last(b: &mut Builder) -> Vec<u8> {
-    let mut k = b.start_object(104);
-    let mut items = k.builder().start_list(0);
-    for (tag, note) in [(10u32, "alpha"), (11, ""), (12, "gamma")] {
-        items.push_message(|b| {
-            let mut leaf = b.start_object(12);
-            leaf.set_u32(0, tag);
-            leaf.set_text_last(4, note);
-            leaf.finish_as_root();
-        });
-    }
-    let items = items.finish();
-    k.set_list(80, items);
-    let mut inner = k.builder().start_object(12);
-    inner.set_text_last(4, "inner");
-    inner.set_u32(0, 77);
-    let inner = inner.finish();
-    k.set_object(88, inner);
-    let mut nums = k.builder().start_list(4);
-    for n in [1u32, 2, 3, u32::MAX] {
-        nums.push(n);
-    }
-    let nums = nums.finish();
-    k.set_list(96, nums);
-    k.set_bool(0, true);
-    k.set_u8(1, 200);
-    k.set_u16(2, 65000);
-    k.set_u32(4, 4_000_000_000);
-    k.set_u64(8, 9_223_372_036_854_775_813);
-    k.set_i8(16, -5);
-    k.set_i16(18, -300);
-    k.set_i32(20, -70000);
-    k.set_i64(24, -1_099_511_627_776);
-    k.set_f32(32, 1.5);
-    k.set_text_last(48, "kitchen éè");
-    k.set_bytes_last(56, &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    // Scalars and `bytes_fixed` after the payloads land in the fixed section.
-    k.set_f64(40, -2.25);
-    k.set_bytes_fixed(64, b"defghijklmnopqrs");
-    k.finish_as_root();
-    b.finish().unwrap().to_vec()
 }
 
 fn leaf(obj: Object<'_>) -> (u32, String) {
