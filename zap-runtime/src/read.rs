@@ -667,7 +667,7 @@ impl<'a> StridedObjects<'a> {
     ///
     /// The list's length was checked against the message once, when the iterator was
     /// made, so for a list past the header every element is a whole slice of it: the
-    /// loop walks those slices with no check per element.
+    /// loop walks those slices instead of finding each element in the message again.
     #[doc(hidden)]
     #[inline(always)]
     pub fn fold_fixed<B>(

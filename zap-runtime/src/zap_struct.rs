@@ -465,8 +465,9 @@ impl<'a, T: ZapStruct> Iterator for Structs<'a, T> {
     }
 
     /// Strided elements come with their fixed sections, checked against the message
-    /// once for the whole list, so a loop over the readers (`for_each`, `fold`, `sum`,
-    /// `map(..).collect()` through them) checks nothing per element.
+    /// once for the whole list, so an internal loop over the readers (`for_each`,
+    /// `fold`, `sum`, also after `map` or `filter`) does not find each element in the
+    /// message again.
     #[inline]
     fn fold<B, F>(self, init: B, mut f: F) -> B
     where
