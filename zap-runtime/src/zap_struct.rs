@@ -43,8 +43,12 @@ pub trait ZapStruct: Sized {
     /// Copy everything the reader sees into an owned value, decoding nested structs
     /// through `budget` (see [`DecodeBudget::child`]): what an implementation writes.
     fn from_reader_in(reader: Self::Reader<'_>, budget: &mut DecodeBudget) -> Self;
-    /// Set every field on an open object, in declaration order (so flat messages are
-    /// byte-identical to the other runtimes).
+    /// Set every field on an open object. Messages are byte-identical to the other
+    /// runtimes' when the `text` and `bytes` payloads come in declaration order after
+    /// the object's children: setting every field in declaration order with
+    /// [`ObjectBuilder::set_bytes`] gives that, and so does what generated code does,
+    /// building children and lists first and then setting the payloads with
+    /// [`ObjectBuilder::set_bytes_last`] (one copy each instead of two).
     fn write_fields(&self, obj: &mut ObjectBuilder<'_>);
 
     /// Build this value as a (non-root) object; returns its position, typed so that it
