@@ -169,13 +169,15 @@ async fn calls_a_real_server_with_json_in_and_out() {
     let stop = CancellationToken::new();
     let server = Server::new(listener, Arc::new(Notes), ServerConfig::default());
     let task = tokio::spawn(server.run(stop.clone()));
-    let run = |args: Vec<String>| {
+    // `zapc call … ARGS` with `stdin` as its standard input.
+    let run_with = |args: Vec<String>, stdin: &'static str| {
         let addr = addr.clone();
         tokio::task::spawn_blocking(move || {
             let args: Vec<&str> = args.iter().map(String::as_str).collect();
-            call(&addr, &args)
+            call_with_stdin(&addr, &args, stdin)
         })
     };
+    let run = |args: Vec<String>| run_with(args, "");
     let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
 
     // An answer, printed as one line of JSON (64-bit integers as strings or numbers in).
@@ -223,17 +225,12 @@ async fn calls_a_real_server_with_json_in_and_out() {
         "{err}"
     );
     // A bidirectional stream fed from stdin with --send.
-    let shout = {
-        let addr = addr.clone();
-        tokio::task::spawn_blocking(move || {
-            call_with_stdin(
-                &addr,
-                &["Notes.shout", "--send"],
-                "{\"id\":1,\"text\":\"hi\"}\n\n{\"id\":2,\"text\":\"there\"}\n",
-            )
-        })
-    };
-    let (status, out, err) = shout.await.unwrap();
+    let (status, out, err) = run_with(
+        args(&["Notes.shout", "--send"]),
+        "{\"id\":1,\"text\":\"hi\"}\n\n{\"id\":2,\"text\":\"there\"}\n",
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (status, out.as_str()),
         (
@@ -243,17 +240,12 @@ async fn calls_a_real_server_with_json_in_and_out() {
         "{err}"
     );
     // A client stream fed from stdin: one answer once stdin ends.
-    let join = {
-        let addr = addr.clone();
-        tokio::task::spawn_blocking(move || {
-            call_with_stdin(
-                &addr,
-                &["Notes.join", "--send"],
-                "{\"id\":1,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\"}\n",
-            )
-        })
-    };
-    let (status, out, err) = join.await.unwrap();
+    let (status, out, err) = run_with(
+        args(&["Notes.join", "--send"]),
+        "{\"id\":1,\"text\":\"a\"}\n{\"id\":2,\"text\":\"b\"}\n",
+    )
+    .await
+    .unwrap();
     assert_eq!(
         (status, out.as_str()),
         (0, "{\"id\":2,\"text\":\"a b\"}\n"),
@@ -263,13 +255,9 @@ async fn calls_a_real_server_with_json_in_and_out() {
     let (status, _, err) = run(args(&["Notes.list", "{}", "--send"])).await.unwrap();
     assert_eq!(status, 2);
     assert!(err.contains("takes no stream of messages"), "{err}");
-    let bad = {
-        let addr = addr.clone();
-        tokio::task::spawn_blocking(move || {
-            call_with_stdin(&addr, &["Notes.shout", "--send"], "{\"id\":-1}\n")
-        })
-    };
-    let (status, _, err) = bad.await.unwrap();
+    let (status, _, err) = run_with(args(&["Notes.shout", "--send"]), "{\"id\":-1}\n")
+        .await
+        .unwrap();
     assert_eq!(status, 2, "{err}");
     assert!(err.contains("stdin line 1"), "{err}");
 
