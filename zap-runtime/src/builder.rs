@@ -27,6 +27,16 @@ fn wire_rel(to: u32, from: u32) -> i32 {
     i32::try_from(rel).unwrap_or(if rel < 0 { i32::MIN } else { i32::MAX })
 }
 
+/// Append `payload` to the message in `buf` and point the `bytes` slot at `slot` (its
+/// length already written) at it.
+#[inline]
+fn lay_down(buf: &mut Vec<u8>, slot: usize, payload: &[u8]) {
+    crate::copies::note(payload.len());
+    let data_pos = buf.len();
+    buf.extend_from_slice(payload);
+    wire_u32(data_pos - slot).write_at(buf, slot);
+}
+
 /// A payload whose bytes are laid down when its object finishes (spec §4 step 5).
 #[derive(Clone, Copy, Debug)]
 struct Deferred {
@@ -423,11 +433,7 @@ impl Builder {
             return;
         };
         for d in &self.deferred[mark..] {
-            crate::copies::note(d.len);
-            let data_pos = self.buf.len();
-            self.buf
-                .extend_from_slice(&self.scratch[d.at..d.at + d.len]);
-            wire_u32(data_pos - d.slot).write_at(&mut self.buf, d.slot);
+            lay_down(&mut self.buf, d.slot, &self.scratch[d.at..d.at + d.len]);
         }
         self.deferred.truncate(mark);
         self.scratch.truncate(first.at);
@@ -617,11 +623,8 @@ impl<'b> ObjectBuilder<'b> {
             return self.set_bytes(offset, v);
         }
         let pos = self.slot(offset, 8);
-        let data_pos = self.b.buf.len();
-        crate::copies::note(v.len());
-        self.b.buf.extend_from_slice(v);
-        wire_u32(data_pos - pos).write_at(&mut self.b.buf, pos);
         wire_u32(v.len()).write_at(&mut self.b.buf, pos + 4);
+        lay_down(&mut self.b.buf, pos, v);
     }
 
     /// `text` at `offset`: as [`ObjectBuilder::set_bytes_last`] with the UTF-8 bytes.
