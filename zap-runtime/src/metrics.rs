@@ -19,8 +19,10 @@
 //! Recording a call touches only the counters made when the [`Metered`] service was
 //! built (one set per method), and only the calling thread's own copy of them: each
 //! thread counts in slots no other thread writes (a load and a store, no locked
-//! instruction, no cache line shared between cores), summed at scrape time. Every call
-//! counts as started and finished (`zap_calls_total`, `zap_calls_in_flight`); one call
+//! instruction, no cache line shared between cores), summed at scrape time. A call
+//! counts as started when first polled and as finished when it answers or is dropped
+//! (`zap_calls_total`, `zap_calls_in_flight`); one answered at its first poll, as most
+//! are, finds the thread's counters once for both. One call
 //! in [`DEFAULT_TIME_ONE_IN`] of each method on each thread (the first one included) is
 //! timed, with two clock reads (the TSC where usable, by `quanta`), into the duration
 //! histogram, whose `_count` is therefore the calls timed: [`Metered::time_one_in`]`(1)`
@@ -72,7 +74,7 @@ use tracing::Instrument as _;
 use crate::accept::ServerStats;
 use crate::builder::Builder;
 use crate::service::{CallError, MethodInfo, Reply, Service};
-use crate::sharded::Counter as Sharded;
+use crate::sharded::{with_local, Counter as Sharded, Local};
 use crate::stream::{StreamCounters, StreamIo};
 
 /// `service`, `method`, `transport`.
@@ -128,11 +130,6 @@ impl CallStats {
             streams_ended: AtomicU64::new(0),
             messages: Arc::default(),
         }
-    }
-
-    fn timed(&self, nanos: u64) {
-        self.buckets[bucket(nanos)].add(1);
-        self.sum_nanos.add(nanos);
     }
 }
 
@@ -479,11 +476,20 @@ impl Collector for Servers {
 #[derive(Debug)]
 pub struct Metered<S> {
     service: Arc<S>,
+    recorder: Recorder,
+    /// One entry per `S::METHODS` entry, in the same order.
+    methods: Box<[Entry]>,
+    unknown: Entry,
+}
+
+/// A method's labels and counters.
+type Entry = (CallLabels, Arc<CallStats>);
+
+/// What recording any call of a [`Metered`] service needs besides its method's entry.
+#[derive(Debug)]
+struct Recorder {
     metrics: Metrics,
     clock: quanta::Clock,
-    /// One entry per `S::METHODS` entry, in the same order.
-    methods: Box<[(CallLabels, Arc<CallStats>)]>,
-    unknown: (CallLabels, Arc<CallStats>),
     /// A call is timed when this thread's count of the method's calls, masked, is 0.
     sample_mask: u64,
 }
@@ -505,8 +511,11 @@ impl<S: Service> Metered<S> {
         };
         Metered {
             service,
-            metrics: metrics.clone(),
-            clock: metrics.0.clock.clone(),
+            recorder: Recorder {
+                metrics: metrics.clone(),
+                clock: metrics.0.clock.clone(),
+                sample_mask: u64::from(DEFAULT_TIME_ONE_IN - 1),
+            },
             methods: S::METHODS
                 .iter()
                 .map(|m| {
@@ -518,7 +527,6 @@ impl<S: Service> Metered<S> {
                 })
                 .collect(),
             unknown: method("unknown"),
-            sample_mask: u64::from(DEFAULT_TIME_ONE_IN - 1),
         }
     }
 
@@ -528,7 +536,7 @@ impl<S: Service> Metered<S> {
     /// flight count every call. Timing takes two clock reads, most of what recording a
     /// call costs; every thread's first call of a method is timed.
     pub fn time_one_in(mut self, n: u32) -> Self {
-        self.sample_mask = u64::from(n.max(1).next_power_of_two() - 1);
+        self.recorder.sample_mask = u64::from(n.max(1).next_power_of_two() - 1);
         self
     }
 
@@ -537,48 +545,64 @@ impl<S: Service> Metered<S> {
         &self.service
     }
 
-    fn method(&self, ordinal: u32) -> &(CallLabels, Arc<CallStats>) {
+    fn method(&self, ordinal: u32) -> &Entry {
         crate::service::method_index(S::METHODS, ordinal)
             .and_then(|i| self.methods.get(i))
             .unwrap_or(&self.unknown)
     }
 }
 
-/// Records a started call as finished when dropped, also when the call is cancelled,
-/// and its duration if it is timed.
+/// Where a call stands in the counts: [`Finish::begin`] counts it started (and maybe
+/// reads the clock), [`Finish::end`] counts it finished (and its duration if timed).
+/// Dropped between the two, when the call is cancelled, it counts the call finished.
 struct Finish<'m> {
-    stats: &'m CallStats,
-    clock: &'m quanta::Clock,
-    /// The clock at the start if the call is timed, else 0.
+    entry: &'m Entry,
+    recorder: &'m Recorder,
+    /// [`IDLE`] before the call starts and after it is recorded, [`UNTIMED`] while an
+    /// untimed call runs, else the clock at the start of a timed one.
     start: u64,
-    /// Recorded already.
-    done: bool,
 }
 
+/// [`Finish::start`] when there is nothing to record.
+const IDLE: u64 = 0;
+/// [`Finish::start`] while a call that is not timed runs.
+const UNTIMED: u64 = 1;
+
 impl<'m> Finish<'m> {
-    /// Count a call started, timing it if its turn comes.
-    #[inline(always)]
-    fn start(stats: &'m CallStats, clock: &'m quanta::Clock, sample_mask: u64) -> Self {
-        let sampled = stats.started.add(1) & sample_mask == 0;
+    fn new(entry: &'m Entry, recorder: &'m Recorder) -> Self {
         Finish {
-            stats,
-            clock,
-            start: if sampled { clock.raw().max(1) } else { 0 },
-            done: false,
+            entry,
+            recorder,
+            start: IDLE,
         }
     }
 
-    /// Count the call finished, and its duration if it is timed.
+    /// Count the call started, reading the clock if its turn to be timed comes.
     #[inline(always)]
-    fn finish(&mut self) {
-        if self.done {
+    fn begin(&mut self, local: Local<'_>) {
+        let sampled = local.add(self.entry.1.started, 1) & self.recorder.sample_mask == 0;
+        self.start = if sampled {
+            self.recorder.clock.raw().max(UNTIMED + 1)
+        } else {
+            UNTIMED
+        };
+    }
+
+    /// Count the call finished, and its duration if it is timed; nothing if it has not
+    /// begun or is recorded already.
+    #[inline(always)]
+    fn end(&mut self, local: Local<'_>) {
+        let start = std::mem::replace(&mut self.start, IDLE);
+        if start == IDLE {
             return;
         }
-        self.done = true;
-        self.stats.finished.add(1);
-        if self.start != 0 {
-            let nanos = self.clock.delta_as_nanos(self.start, self.clock.raw());
-            self.stats.timed(nanos);
+        let stats = &*self.entry.1;
+        local.add(stats.finished, 1);
+        if start != UNTIMED {
+            let clock = &self.recorder.clock;
+            let nanos = clock.delta_as_nanos(start, clock.raw());
+            local.add(stats.buckets[bucket(nanos)], 1);
+            local.add(stats.sum_nanos, nanos);
         }
     }
 }
@@ -586,7 +610,9 @@ impl<'m> Finish<'m> {
 impl Drop for Finish<'_> {
     #[inline(always)]
     fn drop(&mut self) {
-        self.finish();
+        if self.start != IDLE {
+            with_local(|local| self.end(local));
+        }
     }
 }
 
@@ -646,12 +672,13 @@ impl<S: Service> Metered<S> {
     where
         F: Future<Output = Result<Reply, CallError>> + Send + 'a,
     {
-        let (labels, stats) = self.method(ordinal);
+        let entry = self.method(ordinal);
         // Unless a subscriber logs calls (DEBUG for this module), the call runs without
         // a span, in a future as small as it can be (it is moved, whole, at least once);
         // the first check is one load of tracing's global level. A logged call is
         // boxed: it writes a log line anyway.
         if tracing::level_enabled!(tracing::Level::DEBUG) {
+            let labels = &entry.0;
             let span = tracing::debug_span!(
                 "call",
                 method = labels[1].1,
@@ -660,14 +687,12 @@ impl<S: Service> Metered<S> {
                 duration_us = tracing::field::Empty,
             );
             if !span.is_disabled() {
-                return Either::Right(Box::pin(self.logged(span, labels, stats, call)));
+                return Either::Right(Box::pin(self.logged(span, entry, call)));
             }
         }
         Either::Left(Counted {
             call,
-            finish: Finish::start(stats, &self.clock, self.sample_mask),
-            labels,
-            errors: &self.metrics.0.errors,
+            finish: Finish::new(entry, &self.recorder),
         })
     }
 
@@ -675,30 +700,31 @@ impl<S: Service> Metered<S> {
     async fn logged<'a, F>(
         &'a self,
         span: tracing::Span,
-        labels: &'a CallLabels,
-        stats: &'a CallStats,
+        entry: &'a Entry,
         call: F,
     ) -> Result<Reply, CallError>
     where
         F: Future<Output = Result<Reply, CallError>> + Send + 'a,
     {
         let recorded = span.clone();
+        let recorder = &self.recorder;
         async move {
-            let began = self.clock.raw();
-            let finish = Finish::start(stats, &self.clock, self.sample_mask);
+            let began = recorder.clock.raw();
+            let mut finish = Finish::new(entry, recorder);
+            with_local(|local| finish.begin(local));
             let result = call.await;
             let status = match &result {
                 Ok(_) => 200,
                 Err(e) => {
-                    count_error(&self.metrics.0.errors, labels, e);
+                    count_error(&recorder.metrics.0.errors, &entry.0, e);
                     e.status.0
                 }
             };
             recorded.record("status", status);
-            let nanos = self.clock.delta_as_nanos(began, self.clock.raw());
+            let nanos = recorder.clock.delta_as_nanos(began, recorder.clock.raw());
             recorded.record("duration_us", nanos / 1000);
             tracing::debug!(parent: &recorded, "answered");
-            drop(finish);
+            with_local(|local| finish.end(local));
             result
         }
         .instrument(span)
@@ -713,31 +739,48 @@ fn count_error(errors: &Family<ErrorLabels, Counter>, labels: &CallLabels, e: &C
 }
 
 pin_project_lite::pin_project! {
-    /// A call being counted: the service's own future, and what to record when it
-    /// ends (a hand-written future: smaller, and moved more cheaply, than an `async`
+    /// A call being counted: the service's own future, and where it stands in the
+    /// counts (a hand-written future: smaller, and moved more cheaply, than an `async`
     /// block around the call).
     struct Counted<'m, F> {
         #[pin]
         call: F,
         finish: Finish<'m>,
-        labels: &'m CallLabels,
-        errors: &'m Family<ErrorLabels, Counter>,
     }
 }
 
 impl<F: Future<Output = Result<Reply, CallError>>> Future for Counted<'_, F> {
     type Output = F::Output;
 
+    /// The first poll counts the call started, and finished too if it is answered at
+    /// once (most calls are), under one look-up of this thread's counters.
     #[inline]
     fn poll(
         self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<F::Output> {
         let this = self.project();
-        let result = std::task::ready!(this.call.poll(cx));
-        this.finish.finish();
+        let finish = this.finish;
+        let mut call = this.call;
+        let poll = if finish.start == IDLE {
+            with_local(|local| {
+                finish.begin(local);
+                let poll = call.as_mut().poll(cx);
+                if poll.is_ready() {
+                    finish.end(local);
+                }
+                poll
+            })
+        } else {
+            let poll = call.poll(cx);
+            if poll.is_ready() {
+                with_local(|local| finish.end(local));
+            }
+            poll
+        };
+        let result = std::task::ready!(poll);
         if let Err(e) = &result {
-            count_error(this.errors, this.labels, e);
+            count_error(&finish.recorder.metrics.0.errors, &finish.entry.0, e);
         }
         std::task::Poll::Ready(result)
     }
@@ -745,6 +788,9 @@ impl<F: Future<Output = Result<Reply, CallError>>> Future for Counted<'_, F> {
 
 #[cfg(test)]
 mod tests {
+    use std::future::Future;
+    use std::task::{Context, Poll};
+
     use super::{bucket, Metered, Metrics, BUCKETS, FIRST_BOUND_NS};
     use crate::{Builder, CallError, MethodInfo, Reply, Service};
 
@@ -804,6 +850,118 @@ mod tests {
         metered.call(1, b"three", &mut out).await.unwrap();
         assert_eq!(read(&out), (0, 5));
         assert!(metrics.encode().contains("zap_calls_total"));
+    }
+
+    /// Answers method 3 at once; waits once (returns `Pending` on its first poll), then
+    /// answers method 1 with an empty body and any other with an error.
+    struct WaitsOnce;
+
+    impl Service for WaitsOnce {
+        const NAME: &'static str = "WaitsOnce";
+        const METHODS: &'static [MethodInfo] = &[];
+
+        async fn call<'a>(
+            &'a self,
+            ordinal: u32,
+            _: &'a [u8],
+            _: &'a mut Builder,
+        ) -> Result<Reply, CallError> {
+            if ordinal == 3 {
+                return Ok(Reply::Empty);
+            }
+            let mut waited = false;
+            std::future::poll_fn(|_| {
+                if std::mem::replace(&mut waited, true) {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            })
+            .await;
+            match ordinal {
+                1 => Ok(Reply::Empty),
+                n => Err(CallError::unknown_method(Self::NAME, n)),
+            }
+        }
+    }
+
+    /// The value of the sample `name` of method `unknown` on transport `test`.
+    fn sample(metrics: &Metrics, name: &str) -> f64 {
+        let prefix = format!("{name}{{service=\"WaitsOnce\",method=\"unknown\",transport=\"test\"");
+        let text = metrics.encode();
+        let line = text
+            .lines()
+            .find(|line| line.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no {name} in\n{text}"));
+        line.rsplit(' ').next().unwrap().parse().unwrap()
+    }
+
+    fn poll<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
+        future.poll(&mut Context::from_waker(std::task::Waker::noop()))
+    }
+
+    /// A call counts from its first poll: in flight while it waits, answered (and
+    /// timed) when it ends, also when it is dropped unanswered; a call never polled
+    /// counts nothing.
+    #[test]
+    fn a_call_is_in_flight_from_its_first_poll_to_its_end_or_its_cancellation() {
+        let metrics = Metrics::new();
+        let metered = Metered::new(std::sync::Arc::new(WaitsOnce), &metrics, "test").time_one_in(1);
+        let mut out = Builder::new();
+        let counts = |metrics: &Metrics| {
+            (
+                sample(metrics, "zap_calls_in_flight"),
+                sample(metrics, "zap_calls_total"),
+                sample(metrics, "zap_call_duration_seconds_count"),
+            )
+        };
+
+        drop(metered.call(1, b"", &mut out));
+        assert_eq!(counts(&metrics), (0.0, 0.0, 0.0), "never polled");
+
+        let mut call = std::pin::pin!(metered.call(1, b"", &mut out));
+        assert!(poll(call.as_mut()).is_pending());
+        assert_eq!(counts(&metrics), (1.0, 0.0, 0.0), "waiting");
+        assert!(matches!(poll(call.as_mut()), Poll::Ready(Ok(Reply::Empty))));
+        assert_eq!(counts(&metrics), (0.0, 1.0, 1.0), "answered");
+
+        let mut out = Builder::new();
+        let mut cancelled = Box::pin(metered.call(1, b"", &mut out));
+        assert!(poll(cancelled.as_mut()).is_pending());
+        assert_eq!(counts(&metrics), (1.0, 1.0, 1.0), "waiting again");
+        drop(cancelled);
+        assert_eq!(counts(&metrics), (0.0, 2.0, 2.0), "cancelled");
+
+        let mut out = Builder::new();
+        let mut failed = std::pin::pin!(metered.call(7, b"", &mut out));
+        assert!(poll(failed.as_mut()).is_pending());
+        assert!(matches!(poll(failed.as_mut()), Poll::Ready(Err(_))));
+        assert_eq!(counts(&metrics), (0.0, 3.0, 3.0), "answered with an error");
+        let errors = metrics.encode();
+        assert!(
+            errors
+                .lines()
+                .any(|line| line.starts_with("zap_call_errors_total{")
+                    && line.contains("method=\"unknown\"")
+                    && line.ends_with(" 1")),
+            "{errors}"
+        );
+    }
+
+    /// Calls answered at their first poll count as started and answered; by default
+    /// the first call of a method on a thread is timed, then one in 8.
+    #[test]
+    fn one_call_in_eight_is_timed_by_default() {
+        let metrics = Metrics::new();
+        let metered = Metered::new(std::sync::Arc::new(WaitsOnce), &metrics, "test");
+        let mut out = Builder::new();
+        for _ in 0..17 {
+            let call = std::pin::pin!(metered.call(3, b"", &mut out));
+            assert!(poll(call).is_ready());
+        }
+        assert_eq!(sample(&metrics, "zap_calls_total"), 17.0);
+        assert_eq!(sample(&metrics, "zap_calls_in_flight"), 0.0);
+        assert_eq!(sample(&metrics, "zap_call_duration_seconds_count"), 3.0);
     }
 
     #[test]

@@ -106,6 +106,43 @@ fn retired_add(id: usize, n: u64) -> u64 {
     registry().retired.slot(id).fetch_add(n, Ordering::Relaxed)
 }
 
+/// This thread's counters, for several adds under one thread-local access
+/// ([`with_local`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Local<'t>(Option<&'t Block>);
+
+impl Local<'_> {
+    /// Add `n` to `counter`; what this thread had counted before (what all threads had,
+    /// for a shared counter), for decisions such as sampling one call in eight.
+    #[inline(always)]
+    pub(crate) fn add(self, counter: Counter, n: u64) -> u64 {
+        match (counter, self.0) {
+            (Counter::Sharded(id), Some(mine)) => {
+                // Only this thread writes its slot: no read-modify-write needed.
+                let slot = mine.slot(id);
+                let before = slot.load(Ordering::Relaxed);
+                slot.store(before.wrapping_add(n), Ordering::Relaxed);
+                before
+            }
+            (Counter::Sharded(id), None) => retired_add(id, n),
+            (Counter::Shared(all), _) => all.fetch_add(n, Ordering::Relaxed),
+        }
+    }
+}
+
+/// Run `f` with this thread's counters: what adds to several counters, or adds before
+/// and after some work on the same thread, looks the thread's block up once. `f` may
+/// call `with_local` again (the work in between may record calls of its own).
+#[inline(always)]
+pub(crate) fn with_local<R>(f: impl FnOnce(Local<'_>) -> R) -> R {
+    let mut f = Some(f);
+    match MINE.try_with(|mine| f.take().map(|f| f(Local(Some(&mine.0))))) {
+        Ok(Some(done)) => done,
+        // The thread is ending and its block is gone: add to the retired sums.
+        _ => (f.take().expect("f runs once"))(Local(None)),
+    }
+}
+
 /// A counter summed over threads. Copy it freely: copies are the same counter.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Counter {
@@ -124,25 +161,6 @@ impl Counter {
         } else {
             // Some 6,500 metered methods in one process: rather than fail, share.
             Counter::Shared(Box::leak(Box::new(AtomicU64::new(0))))
-        }
-    }
-
-    /// Add `n` (from any thread); what this thread had counted before (what all threads
-    /// had, for a shared counter), for decisions such as sampling one call in eight.
-    #[inline(always)]
-    pub(crate) fn add(self, n: u64) -> u64 {
-        match self {
-            Counter::Sharded(id) => {
-                let added = MINE.try_with(|mine| {
-                    // Only this thread writes its slot: no read-modify-write needed.
-                    let slot = mine.0.slot(id);
-                    let before = slot.load(Ordering::Relaxed);
-                    slot.store(before.wrapping_add(n), Ordering::Relaxed);
-                    before
-                });
-                added.unwrap_or_else(|_| retired_add(id, n))
-            }
-            Counter::Shared(all) => all.fetch_add(n, Ordering::Relaxed),
         }
     }
 
@@ -165,21 +183,25 @@ impl Counter {
 
 #[cfg(test)]
 mod tests {
-    use super::Counter;
+    use super::{with_local, Counter};
+
+    fn add(counter: Counter, n: u64) -> u64 {
+        with_local(|local| local.add(counter, n))
+    }
 
     #[test]
     fn counts_from_every_thread_add_up_also_after_they_end() {
         let counter = Counter::new();
         let other = Counter::new();
-        assert_eq!(counter.add(5), 0);
-        assert_eq!(counter.add(0), 5, "this thread's own count");
+        assert_eq!(add(counter, 5), 0);
+        assert_eq!(add(counter, 0), 5, "this thread's own count");
         let threads: Vec<_> = (0..8)
             .map(|_| {
                 std::thread::spawn(move || {
                     for _ in 0..1000 {
-                        counter.add(1);
+                        add(counter, 1);
                     }
-                    other.add(2);
+                    add(other, 2);
                 })
             })
             .collect();
@@ -188,5 +210,41 @@ mod tests {
         }
         assert_eq!(counter.get(), 8005);
         assert_eq!(other.get(), 16);
+    }
+
+    #[test]
+    fn adds_nested_in_a_local_scope_are_seen_by_it() {
+        let counter = Counter::new();
+        with_local(|outer| {
+            assert_eq!(outer.add(counter, 1), 0);
+            with_local(|inner| inner.add(counter, 2));
+            assert_eq!(outer.add(counter, 4), 3, "the nested add is not lost");
+        });
+        assert_eq!(counter.get(), 7);
+    }
+
+    /// Adds made by a thread-local's destructor, when this thread's block may already
+    /// be folded away, still count.
+    #[test]
+    fn adds_while_a_thread_ends_count() {
+        struct AddsOnExit(Counter);
+        impl Drop for AddsOnExit {
+            fn drop(&mut self) {
+                add(self.0, 10);
+            }
+        }
+        thread_local! {
+            static ON_EXIT: std::cell::Cell<Option<AddsOnExit>> = const { std::cell::Cell::new(None) };
+        }
+        let counter = Counter::new();
+        std::thread::spawn(move || {
+            // Registered before the block, so (on the platforms that run thread-local
+            // destructors last-in first-out) dropped after it.
+            ON_EXIT.with(|cell| cell.set(Some(AddsOnExit(counter))));
+            add(counter, 1);
+        })
+        .join()
+        .unwrap();
+        assert_eq!(counter.get(), 11);
     }
 }
