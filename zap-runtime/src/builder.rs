@@ -349,28 +349,25 @@ impl Builder {
         msg.0[8..HEADER_SIZE].copy_from_slice(&tail.to_le_bytes());
         fill(&mut msg);
         self.buf.clear();
-        self.forget_state();
-        if self.root != wire_u32(HEADER_SIZE) {
-            self.root = wire_u32(HEADER_SIZE);
-        }
+        self.prepare_inline();
         self.buf.extend_from_slice(&msg.0);
         Ok(&self.buf)
     }
 
     /// Forget the deferred payloads, the scratch copies and the embedding base of a
-    /// message before, writing each only where it is not already empty: a finished
-    /// message leaves them so, and a load and a predicted branch are cheaper than a
-    /// store on a path that writes a whole message in a few stores.
+    /// message before, and make the root the one right after the header. A finished
+    /// message leaves them so; on a path that writes a whole message in a few stores,
+    /// one test of all four is cheaper than four stores or four branches.
     #[inline(always)]
-    fn forget_state(&mut self) {
-        if !self.deferred.is_empty() {
+    fn prepare_inline(&mut self) {
+        let root = wire_u32(HEADER_SIZE);
+        let set =
+            self.deferred.len() | self.scratch.len() | self.base | (self.root ^ root) as usize;
+        if set != 0 {
             self.deferred.clear();
-        }
-        if !self.scratch.is_empty() {
             self.scratch.clear();
-        }
-        if self.base != 0 {
             self.base = 0;
+            self.root = root;
         }
     }
 
