@@ -341,12 +341,13 @@ impl Builder {
             return Err(self.refuse(N));
         }
         let mut msg = InlineObject([0u8; N]);
-        // This path is bound by its stores (a core retires one or two a cycle), so the
-        // header goes down as two words: magic, version and flags 0; root 16 and size.
-        let lead = u64::from(u32::from_le_bytes(crate::MAGIC)) | u64::from(self.version) << 32;
-        let tail = u64::from(wire_u32(HEADER_SIZE)) | u64::from(wire_u32(N)) << 32;
-        msg.0[..8].copy_from_slice(&lead.to_le_bytes());
-        msg.0[8..HEADER_SIZE].copy_from_slice(&tail.to_le_bytes());
+        Header {
+            version: self.version,
+            flags: 0,
+            root: wire_u32(HEADER_SIZE),
+            size: wire_u32(N),
+        }
+        .write(&mut msg.0);
         fill(&mut msg);
         self.buf.clear();
         self.prepare_inline();

@@ -48,14 +48,23 @@ pub struct Header {
 
 impl Header {
     /// The header's 16 bytes.
+    ///
+    /// Composed as two little-endian words (magic, version, flags; root, size) rather
+    /// than field by field: written into a message, that is two stores where the fields
+    /// one by one make up to five, and encoding small messages is bound by its stores.
     #[inline]
     pub fn to_bytes(&self) -> [u8; HEADER_SIZE] {
+        const {
+            assert!(at::MAGIC == 0 && at::VERSION == 4 && at::FLAGS == 6);
+            assert!(at::ROOT == 8 && at::SIZE == 12);
+        };
+        let lead = u64::from(u32::from_le_bytes(MAGIC))
+            | u64::from(self.version) << 32
+            | u64::from(self.flags) << 48;
+        let tail = u64::from(self.root) | u64::from(self.size) << 32;
         let mut out = [0u8; HEADER_SIZE];
-        out[at::MAGIC..at::MAGIC + 4].copy_from_slice(&MAGIC);
-        out[at::VERSION..at::VERSION + 2].copy_from_slice(&self.version.to_le_bytes());
-        out[at::FLAGS..at::FLAGS + 2].copy_from_slice(&self.flags.to_le_bytes());
-        out[at::ROOT..at::ROOT + 4].copy_from_slice(&self.root.to_le_bytes());
-        out[at::SIZE..at::SIZE + 4].copy_from_slice(&self.size.to_le_bytes());
+        out[..8].copy_from_slice(&lead.to_le_bytes());
+        out[8..].copy_from_slice(&tail.to_le_bytes());
         out
     }
 
