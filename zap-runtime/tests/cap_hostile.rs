@@ -3,8 +3,7 @@
 //! structural checks are reached), and valid caps and chains with bytes flipped,
 //! overwritten, truncated or extended.
 
-#[path = "support/cap_kit.rs"]
-mod cap_kit;
+use crate::cap_kit;
 
 use std::sync::OnceLock;
 

@@ -3,8 +3,7 @@
 //! Python, both compute the same canonical bytes, CapIDs and issuer ids, Ed25519 caps
 //! are byte-identical, and ML-DSA-65 keys move between the two unchanged.
 
-#[path = "support/python_crypto.rs"]
-mod python_crypto;
+use crate::python_crypto;
 
 use std::path::Path;
 use std::time::{SystemTime, UNIX_EPOCH};

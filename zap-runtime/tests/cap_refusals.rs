@@ -1,8 +1,7 @@
 //! Every way a capability is refused, each with its class: 401 (Unauthorized) when the
 //! token proves nothing, 403 (Forbidden) when it is valid but not for this call.
 
-#[path = "support/cap_kit.rs"]
-mod cap_kit;
+use crate::cap_kit;
 
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};

@@ -16,10 +16,8 @@ use zap_runtime::server::{CancellationToken, Server, ServerConfig};
 use zap_runtime::{json as zjson, Authorizer, Builder, CallError, ClientError, MethodInfo};
 use zap_runtime::{Reply, Service, Transport};
 
-#[path = "http_support/mod.rs"]
-mod http_support;
-#[path = "server_support/mod.rs"]
-mod server_support;
+use crate::http_support;
+use crate::server_support;
 
 const TARGET: [u8; 32] = [0x42; 32];
 const READ: u32 = 1; // requires bit 0b001

@@ -1,7 +1,7 @@
 //! JSON-RPC 2.0 over a real HTTP server: single calls, batches, notifications, params by
 //! name and by position, and every error code.
 
-mod http_support;
+use crate::http_support;
 
 use http_support::{error_code, request, Server};
 use serde_json::{json, Value};

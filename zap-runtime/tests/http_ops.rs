@@ -3,7 +3,7 @@
 //! `GET /health/live` stays 200, `GET /metrics` is 404 without metrics and the
 //! Prometheus text with them.
 
-mod http_support;
+use crate::http_support;
 
 use http_support::Server;
 use zap_runtime::http::HttpConfig;

@@ -1,7 +1,7 @@
 //! The HTTP side of the JSON-RPC server: routes, methods, content types, body limits,
 //! keep-alive and graceful shutdown, checked with raw HTTP/1.1 on real sockets.
 
-mod http_support;
+use crate::http_support;
 
 use std::time::{Duration, Instant};
 

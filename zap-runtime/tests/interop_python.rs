@@ -12,10 +12,9 @@
 //! Messages are described by a small schema (structs of `{name, type, offset}` fields,
 //! laid out at random, unaligned offsets per message) plus values; `peer.py` documents
 //! the JSON format. Values are random, from a printed seed: rerun a failure with
-//! `ZAP_INTEROP_SEED=<seed> cargo test -p zap-runtime --test interop_python`.
+//! `ZAP_INTEROP_SEED=<seed> cargo test -p zap-runtime --test integration interop_python::`.
 
-#[path = "support/python.rs"]
-mod python;
+use crate::python;
 
 use std::path::PathBuf;
 

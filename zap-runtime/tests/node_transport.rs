@@ -6,7 +6,7 @@
 //! handler sees the peer's NodeID, the server announces its own, and a node connection
 //! drains on shutdown like an RPC one.
 
-mod server_support;
+use crate::server_support;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,7 +1,7 @@
 //! Calls over a real socket: answers, error statuses that leave the connection usable,
 //! many concurrent callers on one client connection.
 
-mod server_support;
+use crate::server_support;
 
 use server_support::*;
 use zap_runtime::client::Client;

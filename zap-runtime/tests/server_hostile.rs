@@ -1,7 +1,7 @@
 //! Hostile clients on their own connections while a good client keeps getting correct
 //! answers on another: each bad stream is closed (or answered 400), nobody else notices.
 
-mod server_support;
+use crate::server_support;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! Connection limits: idle timeout, max_connections, and back-pressure from a client
 //! that does not read its answers.
 
-mod server_support;
+use crate::server_support;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

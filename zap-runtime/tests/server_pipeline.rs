@@ -1,6 +1,6 @@
 //! Promise pipelining (spec §5 `Target`): a call runs on an earlier call's result.
 
-mod server_support;
+use crate::server_support;
 
 use server_support::*;
 use zap_runtime::client::Client;

@@ -1,7 +1,7 @@
 //! Graceful shutdown: every request the server has read gets exactly one answer, the
 //! rest of the callers see the connection close, nobody hangs, and `serve` returns.
 
-mod server_support;
+use crate::server_support;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

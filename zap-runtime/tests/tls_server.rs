@@ -3,9 +3,8 @@
 //! when allowed, client certificates, and hostile peers that never get past the
 //! handshake while a good TLS client keeps being served.
 
-#[path = "tls_support/pki.rs"]
-mod pki;
-mod server_support;
+use crate::pki;
+use crate::server_support;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

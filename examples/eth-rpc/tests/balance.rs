@@ -7,8 +7,7 @@
 //! with SIGSTOP (connected, but not answering): it is ejected after consecutive
 //! timeouts and readmitted by the probe after SIGCONT.
 
-mod process;
-mod support;
+use crate::process;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;

@@ -13,9 +13,8 @@
 //! install Debian's `chromium` package (or point `$CHROMIUM` at a Chromium binary).
 //! The route test needs no browser and always runs.
 
-#[path = "../../../zap-runtime/tests/support/npm.rs"]
-mod npm;
-mod support;
+use crate::npm;
+use crate::support;
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -72,7 +71,7 @@ fn value_for(schema: &Value, address: &str) -> String {
 }
 
 #[tokio::test]
-#[ignore = "needs chromium: cargo test -p eth-rpc --test browser -- --ignored"]
+#[ignore = "needs chromium: cargo test -p eth-rpc --test integration browser:: -- --ignored"]
 async fn explorer_calls_get_balance_through_its_form() {
     let chromium = chromium();
     let driver = npm::install(
@@ -155,7 +154,7 @@ async fn explorer_calls_get_balance_through_its_form() {
 }
 
 #[tokio::test]
-#[ignore = "needs chromium: cargo test -p eth-rpc --test browser -- --ignored"]
+#[ignore = "needs chromium: cargo test -p eth-rpc --test integration browser:: -- --ignored"]
 async fn explorer_watches_new_heads_arrive() {
     let chromium = chromium();
     let driver = npm::install(

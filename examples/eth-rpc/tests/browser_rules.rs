@@ -3,7 +3,7 @@
 //! refused (415); a request carrying a foreign `Host` (DNS rebinding) is refused (403),
 //! on every path; no preflight is answered unless `--http-corsdomain` names the origin.
 
-mod process;
+use crate::process;
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -2,8 +2,8 @@
 //! with `RUST_LOG=zap_runtime::metrics=debug`: one line per call, with its method,
 //! transport, status and duration.
 
-mod process;
-mod support;
+use crate::process;
+use crate::support;
 
 use eth_rpc::eth::EthClient;
 use eth_rpc::ledger::Ledger;

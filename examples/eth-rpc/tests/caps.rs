@@ -4,8 +4,7 @@
 //! sends it as `Authorization: ZAP-Cap <base64>` to the JSON-RPC port. Without it, both
 //! transports refuse with 401. A missing python3, pip or curl fails the test.
 
-#[path = "../../../zap-runtime/tests/support/python_crypto.rs"]
-mod python_crypto;
+use crate::python_crypto;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

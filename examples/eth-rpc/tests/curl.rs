@@ -1,7 +1,7 @@
 //! The real `curl` binary against the real server: the command the README shows.
 //! Fails (does not skip) when curl is missing: install it (`apt-get install curl`).
 
-mod support;
+use crate::support;
 
 use std::process::Command;
 

@@ -4,16 +4,10 @@
 //! must equal the ledger. A missing python3/pip or node/npm fails the test; nothing is
 //! skipped.
 
-// Both installers carry their own private copy of install.rs; nothing is shared between
-// the two copies, so loading it twice is harmless.
-#[allow(clippy::duplicate_mod)]
-#[path = "../../../zap-runtime/tests/support/npm.rs"]
-mod npm;
-mod process;
-#[allow(clippy::duplicate_mod)]
-#[path = "../../../zap-runtime/tests/support/python.rs"]
-mod python;
-mod support;
+use crate::npm;
+use crate::process;
+use crate::python;
+use crate::support;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

@@ -5,7 +5,7 @@
 //! written here from those shapes. A block given by hash is refused: this server cannot
 //! tell a number from a hash.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::Running;

@@ -10,7 +10,7 @@
 //! per member, that is thousands of signature checks per request; the bound here is
 //! one: the root is checked first, and a batch's header is checked once.
 
-mod process;
+use crate::process;
 
 use std::time::{Duration, Instant};
 

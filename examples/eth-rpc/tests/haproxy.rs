@@ -10,9 +10,8 @@
 //! test is ignored by default; `.ci/run` installs HAProxy and runs it with `--ignored`.
 //! Run here, it fails (never skips) when `haproxy` is missing.
 
-mod harness;
-mod process;
-mod support;
+use crate::harness;
+use crate::process;
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -233,7 +232,7 @@ async fn served(instance: &EthRpc) -> u64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs haproxy: cargo test -p eth-rpc --test haproxy -- --ignored"]
+#[ignore = "needs haproxy: cargo test -p eth-rpc --test integration haproxy:: -- --ignored"]
 async fn sigterm_behind_haproxy_moves_the_load_and_loses_nothing() {
     // The grace outlasts HAProxy's 2 failed checks 200 ms apart.
     let args = ["--readiness-grace", "1.5"];

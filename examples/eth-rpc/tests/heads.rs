@@ -3,9 +3,8 @@
 //! ZAP/TCP and PQ-TLS (the Go peer, built by `../shared/peers/zap-go/build.sh
 //! target/zapgo`; those tests are ignored without it).
 
-#[path = "../../../zap-runtime/tests/tls_support/pki.rs"]
-mod pki;
-mod process;
+use crate::pki;
+use crate::process;
 
 use eth_rpc::eth::{BlockHeader, EthClient, HeadsRequest};
 use eth_rpc::ledger::block_hash;
@@ -115,7 +114,7 @@ async fn go_heads(args: &[&str], count: u32) -> Vec<BlockHeader> {
 }
 
 #[tokio::test]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test heads -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test integration heads:: -- --ignored"]
 async fn the_go_stream_client_receives_new_heads() {
     let server = EthRpc::start(&["--block-time", "0.2"]).await;
     let addr = server.zap.to_string();
@@ -125,7 +124,7 @@ async fn the_go_stream_client_receives_new_heads() {
 }
 
 #[tokio::test]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test heads -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test integration heads:: -- --ignored"]
 async fn the_go_stream_client_receives_new_heads_over_pq_tls() {
     let pki = pki::Pki::new();
     let cert = pki.path("server.pem");

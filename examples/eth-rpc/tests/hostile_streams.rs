@@ -4,7 +4,7 @@
 //! mid-stream. The server's memory stays bounded, its handlers end, and other
 //! connections are served throughout.
 
-mod process;
+use crate::process;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! The example over JSON-RPC/HTTP, as `curl` would use it: real servers on port 0,
 //! requests written by hand.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::Running;

@@ -1,7 +1,7 @@
 //! The HTTP port's answer-size limit and who may read `/metrics`, against the real
 //! binary.
 
-mod process;
+use crate::process;
 
 use std::net::SocketAddr;
 

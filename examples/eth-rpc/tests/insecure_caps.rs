@@ -1,7 +1,7 @@
 //! Capabilities are bearer tokens: the real binary refuses `--cap-trust` without TLS on
 //! an address other than loopback, unless the operator says `--allow-insecure-caps`.
 
-mod process;
+use crate::process;
 
 use std::process::Command;
 

@@ -3,9 +3,8 @@
 //! counters equal the calls made, per method and transport, errors by status, and the
 //! connection and byte counters of both servers are there.
 
-#[path = "../../../zap-runtime/tests/support/python_prometheus.rs"]
-mod python_prometheus;
-mod support;
+use crate::python_prometheus;
+use crate::support;
 
 use std::path::Path;
 

@@ -2,9 +2,8 @@
 //! it builds the request struct and the envelope with its own code, pipelines the calls
 //! over the TCP framing, and parses our answers with its own reader.
 
-#[path = "../../../zap-runtime/tests/support/python.rs"]
-mod python;
-mod support;
+use crate::python;
+use crate::support;
 
 use std::io::Write;
 use std::path::Path;

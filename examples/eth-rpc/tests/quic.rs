@@ -6,9 +6,8 @@
 //! directions with the Go runtime's QUIC transport (`../shared/peers/zap-go`, ignored
 //! without it: `.ci/run` builds it and runs them).
 
-#[path = "../../../zap-runtime/tests/tls_support/pki.rs"]
-mod pki;
-mod process;
+use crate::pki;
+use crate::process;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -572,7 +571,7 @@ async fn a_peer_that_vanishes_mid_stream_is_dropped_at_the_idle_timeout() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test quic -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test integration quic:: -- --ignored"]
 async fn the_go_quic_client_calls_and_streams_against_eth_rpc() {
     let pki = pki::Pki::new();
     let server = serve(&pki, &["--block-time", "0.2"]).await;
@@ -671,7 +670,7 @@ async fn go_serve(pki: &pki::Pki) -> GoServer {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test quic -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p eth-rpc --test integration quic:: -- --ignored"]
 async fn our_quic_client_against_the_go_server() {
     let pki = pki::Pki::new();
     let go = go_serve(&pki).await;

@@ -4,8 +4,7 @@
 //! either answered correctly or fails with a typed "closed" error, and the process
 //! exits 0. A second signal ends it at once.
 
-mod process;
-mod support;
+use crate::process;
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;

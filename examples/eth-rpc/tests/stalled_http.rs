@@ -2,7 +2,7 @@
 //! each holds its connection (and the answer waiting in it) no longer than
 //! `--http-write-stall-timeout`, and `/health` answers throughout.
 
-mod process;
+use crate::process;
 
 use std::time::{Duration, Instant};
 

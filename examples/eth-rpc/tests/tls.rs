@@ -4,9 +4,8 @@
 //! Certificates are made with rcgen in a temp dir. A missing `openssl` or `curl` FAILS
 //! these tests: install them (`apt-get install openssl curl`).
 
-#[path = "../../../zap-runtime/tests/tls_support/pki.rs"]
-mod pki;
-mod support;
+use crate::pki;
+use crate::support;
 
 use std::process::Stdio;
 use std::time::Duration;

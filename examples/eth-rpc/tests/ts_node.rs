@@ -6,9 +6,8 @@
 //! * the project's client in node mode calls a small Node server built from the
 //!   package's own builder, reader and envelope code.
 
-#[path = "../../../zap-runtime/tests/support/node_js.rs"]
-mod node_js;
-mod support;
+use crate::node_js;
+use crate::support;
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};

@@ -2,7 +2,7 @@
 //! subscriptions on one socket, and the frames a hostile client sends, each refused
 //! with its close code while other clients are served.
 
-mod process;
+use crate::process;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The example over ZAP/TCP with the generated `EthClient`, and the same answers over
 //! both transports.
 
-mod support;
+use crate::support;
 
 use eth_rpc::eth::{BalanceRequest, EthClient};
 use eth_rpc::ledger::{block_hash, Ledger};

@@ -3,7 +3,7 @@
 //! held to a few connections, the open-file limit is raised and checked at start, and
 //! peers that each send most of a large frame cannot buffer more than the budget.
 
-mod process;
+use crate::process;
 
 use std::time::{Duration, Instant};
 

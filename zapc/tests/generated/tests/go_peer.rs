@@ -4,7 +4,7 @@
 //! `../shared/peers/zap-go/build.sh target/zapgo` (a Go toolchain from PyPI); the tests
 //! find it at `target/zapgo/zapgo-peer` or at `$ZAPGO_PEER`.
 
-mod notes;
+use crate::notes;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
@@ -107,7 +107,7 @@ fn hex_of(value: &impl ZapStruct) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test go_peer -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
 async fn the_go_stream_client_receives_our_server_stream() {
     let (addr, _stop) = our_server().await;
     let lines = go_client(vec![
@@ -130,7 +130,7 @@ async fn the_go_stream_client_receives_our_server_stream() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test go_peer -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
 async fn the_go_stream_client_drives_our_bidirectional_and_client_streams() {
     let (addr, _stop) = our_server().await;
     let sends: Vec<String> = (0..4).map(|i| hex_of(&note(i))).collect();
@@ -168,7 +168,7 @@ async fn the_go_stream_client_drives_our_bidirectional_and_client_streams() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test go_peer -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
 async fn the_go_call_client_calls_our_server_beside_streams() {
     let (addr, _stop) = our_server().await;
     let lines = go_client(vec![
@@ -202,7 +202,7 @@ async fn the_go_call_client_calls_our_server_beside_streams() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test go_peer -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
 async fn our_generated_client_drives_the_go_echo_stream() {
     let go = GoServer::start();
     let notes = NotesClient::new(Client::connect(go.addr).await.unwrap());
@@ -226,7 +226,7 @@ async fn our_generated_client_drives_the_go_echo_stream() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test go_peer -- --ignored"]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
 async fn our_client_drives_the_go_count_stream_and_many_at_once() {
     let go = GoServer::start();
     let client = Client::connect(go.addr).await.unwrap();

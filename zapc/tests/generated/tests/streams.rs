@@ -2,7 +2,7 @@
 //! socket: the ZAP/TCP server and client, every kind of stream, limits, cancellation and
 //! shutdown.
 
-mod notes;
+use crate::notes;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
