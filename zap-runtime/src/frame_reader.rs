@@ -91,7 +91,11 @@ impl<D: FrameDecode> FrameReader<D> {
         &mut self,
         take: impl for<'a> FnOnce(D::Frame<'a>, Within) -> R,
     ) -> Result<Option<(R, Bytes)>, D::Error> {
-        self.drop_used();
+        // Frames split off leave nothing used behind; only frames handed out borrowed
+        // (`next_frame`) do. (The read drops them too, and gives back a grown buffer.)
+        if self.used != 0 {
+            self.drop_used();
+        }
         let Some((frame, len)) = self.decoder.decode(&self.buf)? else {
             return Ok(None);
         };

@@ -39,15 +39,18 @@ impl Head {
         }
     }
 
-    /// Write the frame header for `frame_len` at the front of `out`; its length.
+    /// Write the frame header for `frame_len` at the end of `out`, so that what follows
+    /// it starts at the same place for either framing; its length.
     pub(crate) fn write(self, out: &mut [u8; MAX_FRAME_HEAD], frame_len: u32) -> usize {
-        out[..4].copy_from_slice(&frame_len.to_le_bytes());
+        const RPC_AT: usize = MAX_FRAME_HEAD - FRAME_HEADER;
         match self {
             Head::Rpc => {
-                out[4] = Direction::Response as u8;
+                out[RPC_AT..RPC_AT + 4].copy_from_slice(&frame_len.to_le_bytes());
+                out[RPC_AT + 4] = Direction::Response as u8;
                 FRAME_HEADER
             }
             Head::Node { req_id } => {
+                out[..4].copy_from_slice(&frame_len.to_le_bytes());
                 out[4..8].copy_from_slice(&req_id.to_le_bytes());
                 out[8..12].copy_from_slice(&(Flag::Response as u32).to_le_bytes());
                 NODE_FRAME_HEADER

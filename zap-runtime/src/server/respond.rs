@@ -2,6 +2,8 @@
 //! the PromiseID of a request that cannot be fully parsed.
 
 use super::answers::{Answers, MAX_FRAME_HEAD};
+use crate::frame::node::NODE_FRAME_HEADER;
+use crate::frame::FRAME_HEADER;
 use crate::rpc::{request, response, Status, RPC_FLAGS};
 use crate::wire::Header;
 use crate::{Message, HEADER_SIZE, VERSION2};
@@ -61,27 +63,33 @@ fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize)
     let Some(sizes) = Sizes::of(body_len, out.head().overhead()) else {
         return false;
     };
-    let mut frame_head = [0u8; MAX_FRAME_HEAD];
-    let msg = out.head().write(&mut frame_head, sizes.frame_len);
+    // The frame header ends where the message begins, at MAX_FRAME_HEAD for either
+    // framing: the message's fields are at constant offsets, and each framing appends a
+    // slice of constant length (stores, no calls to memset or memcpy).
     let mut head = [0u8; MAX_FRAME_HEAD + BODY_AT];
-    head[..msg].copy_from_slice(&frame_head[..msg]);
+    let (frame_head, msg) = head.split_at_mut(MAX_FRAME_HEAD);
+    let frame_head: &mut [u8; MAX_FRAME_HEAD] = frame_head.try_into().expect("its length");
+    let framing = out.head().write(frame_head, sizes.frame_len);
     Header {
         version: VERSION2,
         flags: RPC_FLAGS,
         root: ROOT as u32,
         size: sizes.message,
     }
-    .write(&mut head[msg..]);
-    let mut put = |at: usize, bytes: &[u8]| head[at..at + bytes.len()].copy_from_slice(bytes);
-    let obj = msg + ROOT;
-    put(obj + response::STATUS, &status.0.to_le_bytes());
-    put(obj + response::PROMISE_ID, &promise_id.to_le_bytes());
+    .write(msg);
+    let mut put = |at: usize, bytes: &[u8]| msg[at..at + bytes.len()].copy_from_slice(bytes);
+    put(ROOT + response::STATUS, &status.0.to_le_bytes());
+    put(ROOT + response::PROMISE_ID, &promise_id.to_le_bytes());
     if body_len != 0 {
         let rel = (BODY_AT - (ROOT + response::BODY)) as u32;
-        put(obj + response::BODY, &rel.to_le_bytes());
-        put(obj + response::BODY + 4, &sizes.body.to_le_bytes());
+        put(ROOT + response::BODY, &rel.to_le_bytes());
+        put(ROOT + response::BODY + 4, &sizes.body.to_le_bytes());
     }
-    out.extend(&head[..msg + BODY_AT]);
+    if framing == FRAME_HEADER {
+        out.extend(&head[MAX_FRAME_HEAD - FRAME_HEADER..]);
+    } else {
+        out.extend(&head[MAX_FRAME_HEAD - NODE_FRAME_HEADER..]);
+    }
     true
 }
 

@@ -207,12 +207,17 @@ impl Results {
             }
             self.entries.pop_front();
         }
-        let end = phys + body.len();
-        if self.ring.len() < end {
-            self.ring.resize(end, 0);
-        }
         crate::copies::note(body.len());
-        self.ring[phys..end].copy_from_slice(body);
+        let end = phys + body.len();
+        if phys == self.ring.len() {
+            // The ring is still filling: append (no zeroing first).
+            self.ring.extend_from_slice(body);
+        } else {
+            if self.ring.len() < end {
+                self.ring.resize(end, 0);
+            }
+            self.ring[phys..end].copy_from_slice(body);
+        }
         self.push(id, Kind::Ok { start, len });
     }
 
