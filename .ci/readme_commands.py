@@ -57,7 +57,7 @@ RULES = [
     (r"cargo run -p todo", SERVE,
      "the first-service example runs until Ctrl-C: started in the background, ready when "
      "it prints `todo serving`, stopped with SIGINT (must exit 0)"),
-    (r"cargo run -p todo --example client", RUN,
+    (r"cargo run -p todo --example todo_client", RUN,
      "ZAP/TCP against the todo server started above; output checked"),
     (r"curl -s -H Content-Type: application/json http://127\.0\.0\.1:8000/rpc -d .*", RUN,
      "JSON-RPC against the todo server, after the client above; output checked"),

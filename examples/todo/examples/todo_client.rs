@@ -1,5 +1,5 @@
 //! Call a running `todo` server over ZAP/TCP with the generated client:
-//! `cargo run -p todo --example client [ZAP_ADDR]`.
+//! `cargo run -p todo --example todo_client [ZAP_ADDR]`.
 
 use todo::todo::{AddRequest, CompleteRequest, TodosClient};
 use zap_runtime::client::Client;
