@@ -126,8 +126,11 @@ def short(where):
     return re.sub(r"target/release/build/(\S+?)-[0-9a-f]{16}/out/", r"\1 (generated) ", where)
 # The frames every thread or the main thread starts from, which callgrind_annotate
 # lists with what ran under them when the counters were zeroed while they were active.
-THREAD = re.compile(r"(lang_start|__rust_begin_short_backtrace|block_on|enter_runtime"
-                    r"|libc_start|\(below main\)|\?\?\?:|::main$|thread_start|start_thread|clone)")
+# Anchored, so that no function of the call path whose name contains one of these
+# words (a `clone`, say) is left out.
+THREAD = re.compile(r"(lang_start|__rust_begin_short_backtrace|::block_on$|::enter_runtime$"
+                    r"|libc_start|\(below main\)|^\?\?\?:|::main$|::thread_start$"
+                    r"|:start_thread$|clone\.S:clone$)")
 def functions(name, depth, calls):
     costs = {}
     # The table of functions only: from its "file:function" header to the next rule (what
