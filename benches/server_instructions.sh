@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The servers' user-space instructions per call, counted by callgrind: the example
-# server (ZAP/TCP, eth_getBalance) against the bare echo (benches/src/bin/baseline_echo.rs)
-# under the same load, 64 connections at depth 1 and 16. Time on a shared 2-core machine
+# server (ZAP/TCP, eth_getBalance) as it ships, the same server with promise pipelining
+# off (--zap-pipeline-results 0: no answer is copied aside for a later Target), and the
+# bare echo (benches/src/bin/baseline_echo.rs), under the same load, 64 connections at
+# depth 1 and 16. Time on a shared 2-core machine
 # moves by a third between rounds; an instruction count does not, so this shows what a
 # change to the call path does to it where paired_rounds.sh cannot. It counts only user
 # space: the kernel's share (the sockets, the wake-ups) is paired_rounds.sh's to measure.
@@ -83,6 +85,8 @@ measure() {
 }
 measure zap zap 127.0.0.1:19999 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19999 \
     --http-addr 127.0.0.1:18545
+measure zap-nopipe zap 127.0.0.1:19997 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19997 \
+    --http-addr 127.0.0.1:18547 --zap-pipeline-results 0
 measure echo zap-echo 127.0.0.1:19998 "$BIN/baseline_echo" --addr 127.0.0.1:19998
 
 python3 - "$WORK" "$RAW" "$SMALL" "$LARGE" "$COMMIT" "$PWD" <<'PY'
@@ -101,14 +105,18 @@ lines = [f"# server_instructions.sh {small} {large}, made at {commit}",
          ""]
 per_call = {}
 for depth in (1, 16):
-    for name in ("zap", "echo"):
+    for name in ("zap", "zap-nopipe", "echo"):
         (i1, c1), (i2, c2) = totals(name, depth, small), totals(name, depth, large)
         per_call[(name, depth)] = (i2 - i1) / (c2 - c1)
-        lines.append(f"{name:5} depth {depth:2}: {per_call[(name, depth)]:9.0f} instructions per call "
+        lines.append(f"{name:10} depth {depth:2}: {per_call[(name, depth)]:9.0f} instructions per call "
                      f"({i1} over {c1} calls, {i2} over {c2})")
     zap, echo = per_call[("zap", depth)], per_call[("echo", depth)]
     lines.append(f"depth {depth:2}: the example server runs {zap - echo:.0f} instructions per call "
                  f"more than the echo ({zap / echo:.2f}x)")
+    nopipe = per_call[("zap-nopipe", depth)]
+    lines.append(f"depth {depth:2}: promise pipelining's record of each answer: {zap - nopipe:.0f} "
+                 f"instructions per call (the server without it: {nopipe:.0f}, "
+                 f"{nopipe / echo:.2f}x the echo)")
     lines.append("")
 open(f"{raw}/server-instructions.txt", "w").write("\n".join(lines))
 print("\n".join(lines))
@@ -143,7 +151,7 @@ def functions(name, depth, calls):
             costs[short(m.group(2))] = costs.get(short(m.group(2)), 0) + int(m.group(1).replace(",", ""))
     return costs
 for depth in (1, 16):
-    for name in ("zap", "echo"):
+    for name in ("zap", "zap-nopipe", "echo"):
         (_, c1), (_, c2) = totals(name, depth, small), totals(name, depth, large)
         total = per_call[(name, depth)]
         f1, f2 = functions(name, depth, small), functions(name, depth, large)

@@ -109,3 +109,38 @@ async fn targets_are_per_connection() {
     drop((one, two));
     server.shutdown().await;
 }
+
+#[tokio::test]
+async fn with_no_results_kept_a_target_is_refused_and_says_pipelining_is_off() {
+    for config in [
+        ServerConfig {
+            pipeline_results: 0,
+            ..quick_config()
+        },
+        ServerConfig {
+            pipeline_bytes: 0,
+            ..quick_config()
+        },
+    ] {
+        let server = TestServer::start(config).await;
+        let client = Client::connect(server.addr).await.unwrap();
+        let a = client.next_promise_id();
+        let (status, body) = client
+            .call_raw_with_id(a, ADD, 0, &pair(2, 3))
+            .await
+            .unwrap();
+        assert_eq!((status, value(&body)), (Status::OK, 5));
+        let (status, body) = client.call_raw(DOUBLE, a, b"").await.unwrap();
+        assert_eq!(status, Status::BAD_REQUEST);
+        assert!(
+            text(&body).contains("promise pipelining is off on this server"),
+            "{}",
+            text(&body)
+        );
+        // The connection goes on.
+        let (status, body) = client.call_raw(ADD, 0, &pair(4, 4)).await.unwrap();
+        assert_eq!((status, value(&body)), (Status::OK, 8));
+        drop(client);
+        server.shutdown().await;
+    }
+}

@@ -180,6 +180,15 @@ struct Args {
     /// is ended at once.
     #[arg(long, value_name = "N", default_value_t = 100)]
     zap_max_streams: usize,
+    /// Results each ZAP/TCP connection keeps for promise pipelining (a call whose
+    /// Target names an earlier call runs on that call's result); 0 turns pipelining off
+    /// and saves the copy of every answer it makes.
+    #[arg(long, value_name = "N", default_value_t = 256)]
+    zap_pipeline_results: usize,
+    /// Bytes of those results each ZAP/TCP connection keeps (allocated at its first
+    /// call); a larger result cannot be pipelined on; 0 turns pipelining off.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 10)]
+    zap_pipeline_bytes: usize,
 }
 
 impl Args {
@@ -291,6 +300,8 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     config.http.buffer_budget = budget;
     config.zap.max_streams = args.zap_max_streams;
+    config.zap.pipeline_results = args.zap_pipeline_results;
+    config.zap.pipeline_bytes = args.zap_pipeline_bytes;
     let block_time = seconds(args.block_time)?;
     if !block_time.is_zero() {
         config.handler = config.handler.with_block_time(block_time);

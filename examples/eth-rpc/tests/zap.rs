@@ -3,12 +3,17 @@
 
 use crate::support;
 
-use eth_rpc::eth::{BalanceRequest, EthClient};
+use eth_rpc::eth::{BalanceRequest, BalanceResponse, EthClient};
 use eth_rpc::ledger::{block_hash, Ledger};
 use serde_json::json;
 use support::Running;
 use zap_runtime::client::Client;
 use zap_runtime::json::to_hex;
+use zap_runtime::rpc::{Status, NO_TARGET};
+use zap_runtime::ZapStruct;
+
+use crate::harness::GET_BALANCE;
+use crate::process::EthRpc;
 
 #[tokio::test]
 async fn balance_over_zap_tcp() {
@@ -68,4 +73,53 @@ async fn both_transports_agree() {
     );
     drop(client);
     server.stop().await;
+}
+
+/// `--zap-pipeline-results`: by default a call whose Target names an earlier call runs
+/// on that call's result (a `BalanceResponse` read as a `BalanceRequest`); with 0 the
+/// binary keeps no results and refuses the target with the reason.
+#[tokio::test]
+async fn the_pipelining_flag_turns_targets_on_and_off() {
+    let ledger = Ledger::default();
+    let account = *ledger.address(3).expect("a seeded account");
+    let request = BalanceRequest {
+        id: 7,
+        block: 99,
+        account,
+    }
+    .to_bytes()
+    .expect("a request");
+    for (flags, kept) in [
+        (&[][..], true),
+        (&["--zap-pipeline-results", "0"][..], false),
+    ] {
+        let server = EthRpc::start(flags).await;
+        let client = Client::connect(server.zap).await.expect("connect");
+        let first = client.next_promise_id();
+        let (status, _) = client
+            .call_raw_with_id(first, GET_BALANCE, NO_TARGET, &request)
+            .await
+            .expect("an answer");
+        assert_eq!(status, Status::OK);
+        let (status, body) = client
+            .call_raw(GET_BALANCE, first, b"")
+            .await
+            .expect("an answer");
+        let text = String::from_utf8_lossy(&body);
+        if kept {
+            assert_eq!(status, Status::OK, "{text}");
+            let answer = BalanceResponse::decode(&body).expect("a BalanceResponse");
+            // Id 7 carried over; Block is the first answer's balance.
+            let held = ledger.account(&account);
+            assert_eq!(answer.id, 7);
+            assert_eq!(answer.block_hash, block_hash(held.balance));
+        } else {
+            assert_eq!(status, Status::BAD_REQUEST, "{text}");
+            assert!(
+                text.contains("promise pipelining is off on this server"),
+                "{text}"
+            );
+        }
+        drop(client);
+    }
 }

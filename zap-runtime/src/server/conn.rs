@@ -609,6 +609,12 @@ impl Pipeline for ConnPipeline<'_> {
 }
 
 fn describe_missing_target(text: &mut String, target: u32, missing: Lookup<'_>, results: &Results) {
+    if !results.enabled() {
+        text.push_str(
+            "promise pipelining is off on this server (it keeps no results: pipeline_results or pipeline_bytes is 0); send the payload instead of a target",
+        );
+        return;
+    }
     let _ = match missing {
         Lookup::Failed(status) => write!(
             text,

@@ -168,7 +168,8 @@ impl Results {
         self.max_bytes
     }
 
-    fn enabled(&self) -> bool {
+    /// Whether results are kept at all (both limits above 0).
+    pub(crate) fn enabled(&self) -> bool {
         self.max_entries > 0 && self.max_bytes > 0
     }
 
