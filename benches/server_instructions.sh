@@ -3,7 +3,9 @@
 # server (ZAP/TCP, eth_getBalance) as it ships, the same server with promise pipelining
 # off (--zap-pipeline-results 0: no answer is copied aside for a later Target), and the
 # bare echo (benches/src/bin/baseline_echo.rs), under the same load, 64 connections at
-# depth 1 and 16. Time on a shared 2-core machine
+# depth 1 and 16; and the example's JSON-RPC over HTTP (eth_getBalance) against a bare
+# hyper server answering a fixed body of the same size (benches/src/bin/baseline_http.rs),
+# 64 connections at depth 1, with a quarter of the calls. Time on a shared 2-core machine
 # moves by a third between rounds; an instruction count does not, so this shows what a
 # change to the call path does to it where paired_rounds.sh cannot. It counts only user
 # space: the kernel's share (the sockets, the wake-ups) is paired_rounds.sh's to measure.
@@ -40,12 +42,16 @@ for tool in valgrind callgrind_control callgrind_annotate python3; do
         exit 1
     }
 done
-cargo build --release -p zap-benches --bin loadgen --bin baseline_echo -p eth-rpc --bin eth-rpc
+cargo build --release -p zap-benches --bin loadgen --bin baseline_echo --bin baseline_http \
+    -p eth-rpc --bin eth-rpc
 BIN=target/release
 COMMIT=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- zap-runtime examples/eth-rpc benches/src || COMMIT="$COMMIT + local changes"
 
-# Run one server under callgrind; for each depth, the two counted runs.
+# Run one server under callgrind; for each depth of $DEPTHS, the two counted runs of
+# $RUNS calls.
+DEPTHS="1 16"
+RUNS="$SMALL $LARGE"
 measure() {
     local name=$1 target=$2 addr=$3
     shift 3
@@ -62,8 +68,8 @@ measure() {
         cat "$WORK/$name.log" >&2
         exit 1
     fi
-    for depth in 1 16; do
-        for calls in "$SMALL" "$LARGE"; do
+    for depth in $DEPTHS; do
+        for calls in $RUNS; do
             callgrind_control -z "$PID" >/dev/null 2>&1
             "$BIN/loadgen" --target "$target" --addr "$addr" -c 64 -d "$depth" \
                 --requests "$calls" --stall-timeout 120 \
@@ -74,7 +80,7 @@ measure() {
             dump=$(ls -t "$WORK/$name.$PID".* | head -n 1)
             mv "$dump" "$WORK/$name-d$depth-$calls.out"
         done
-        for calls in "$SMALL" "$LARGE"; do
+        for calls in $RUNS; do
             callgrind_annotate --threshold=100 "$WORK/$name-d$depth-$calls.out" \
                 >"$WORK/$name-d$depth-$calls.annotate" 2>/dev/null
         done
@@ -88,6 +94,11 @@ measure zap zap 127.0.0.1:19999 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19999 \
 measure zap-nopipe zap 127.0.0.1:19997 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19997 \
     --http-addr 127.0.0.1:18547 --zap-pipeline-results 0
 measure echo zap-echo 127.0.0.1:19998 "$BIN/baseline_echo" --addr 127.0.0.1:19998
+DEPTHS=1
+RUNS="$((SMALL / 4)) $((LARGE / 4))"
+measure jsonrpc http 127.0.0.1:18546 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19996 \
+    --http-addr 127.0.0.1:18546
+measure hyper http-fixed 127.0.0.1:18548 "$BIN/baseline_http" --addr 127.0.0.1:18548
 
 python3 - "$WORK" "$RAW" "$SMALL" "$LARGE" "$COMMIT" "$PWD" <<'PY'
 import json, re, sys
@@ -102,14 +113,23 @@ def totals(name, depth, calls):
     return int(found.group(1)), checked
 lines = [f"# server_instructions.sh {small} {large}, made at {commit}",
          "# user-space instructions per call: (dump of LARGE - dump of SMALL) / (calls LARGE - calls SMALL)",
+         f"# ZAP/TCP: SMALL {small}, LARGE {large}; JSON-RPC over HTTP: SMALL {int(small) // 4}, "
+         f"LARGE {int(large) // 4}",
          ""]
+# (server, depth) -> the two runs' call counts.
+RUNS = {(name, depth): (small, large)
+        for depth in (1, 16) for name in ("zap", "zap-nopipe", "echo")}
+RUNS.update({(name, 1): (str(int(small) // 4), str(int(large) // 4))
+             for name in ("jsonrpc", "hyper")})
 per_call = {}
+dumps = []
+for (name, depth), (few, many) in RUNS.items():
+    (i1, c1), (i2, c2) = totals(name, depth, few), totals(name, depth, many)
+    per_call[(name, depth)] = (i2 - i1) / (c2 - c1)
+    dumps.append(f"{name:10} depth {depth:2}: {i1} instructions over {c1} calls, {i2} over {c2}")
 for depth in (1, 16):
     for name in ("zap", "zap-nopipe", "echo"):
-        (i1, c1), (i2, c2) = totals(name, depth, small), totals(name, depth, large)
-        per_call[(name, depth)] = (i2 - i1) / (c2 - c1)
-        lines.append(f"{name:10} depth {depth:2}: {per_call[(name, depth)]:9.0f} instructions per call "
-                     f"({i1} over {c1} calls, {i2} over {c2})")
+        lines.append(f"{name:10} depth {depth:2}: {per_call[(name, depth)]:9.0f} instructions per call")
     zap, echo = per_call[("zap", depth)], per_call[("echo", depth)]
     lines.append(f"depth {depth:2}: the example server runs {zap - echo:.0f} instructions per call "
                  f"more than the echo ({zap / echo:.2f}x)")
@@ -118,6 +138,13 @@ for depth in (1, 16):
                  f"instructions per call (the server without it: {nopipe:.0f}, "
                  f"{nopipe / echo:.2f}x the echo)")
     lines.append("")
+jsonrpc, hyper = per_call[("jsonrpc", 1)], per_call[("hyper", 1)]
+lines.append(f"{'jsonrpc':10} depth  1: {jsonrpc:9.0f} instructions per request")
+lines.append(f"{'hyper':10} depth  1: {hyper:9.0f} instructions per request")
+lines.append(f"HTTP: JSON-RPC runs {jsonrpc - hyper:.0f} instructions per request more than the "
+             f"bare hyper server ({jsonrpc / hyper:.2f}x)")
+lines.append("")
+lines += ["# the dumps"] + dumps + [""]
 open(f"{raw}/server-instructions.txt", "w").write("\n".join(lines))
 print("\n".join(lines))
 # Where each server's instructions per call go: callgrind_annotate's self cost of
@@ -150,16 +177,15 @@ def functions(name, depth, calls):
         if m and "PROGRAM TOTALS" not in line:
             costs[short(m.group(2))] = costs.get(short(m.group(2)), 0) + int(m.group(1).replace(",", ""))
     return costs
-for depth in (1, 16):
-    for name in ("zap", "zap-nopipe", "echo"):
-        (_, c1), (_, c2) = totals(name, depth, small), totals(name, depth, large)
-        total = per_call[(name, depth)]
-        f1, f2 = functions(name, depth, small), functions(name, depth, large)
-        rows = sorted(((f2.get(f, 0) - f1.get(f, 0)) / (c2 - c1), f) for f in f2)
-        rows = [(ir, f) for ir, f in reversed(rows) if ir < total / 2 and not THREAD.search(f)][:40]
-        out = [f"# {name} at depth {depth}: self instructions per call by function, "
-               f"({c2} calls) - ({c1} calls), made at {commit}; {total:.0f} per call in all",
-               ""]
-        out += [f"{ir:8.1f}  {f[:200]}" for ir, f in rows]
-        open(f"{raw}/server-instructions-{name}-d{depth}.txt", "w").write("\n".join(out) + "\n")
+for (name, depth), (few, many) in RUNS.items():
+    (_, c1), (_, c2) = totals(name, depth, few), totals(name, depth, many)
+    total = per_call[(name, depth)]
+    f1, f2 = functions(name, depth, few), functions(name, depth, many)
+    rows = sorted(((f2.get(f, 0) - f1.get(f, 0)) / (c2 - c1), f) for f in f2)
+    rows = [(ir, f) for ir, f in reversed(rows) if ir < total / 2 and not THREAD.search(f)][:40]
+    out = [f"# {name} at depth {depth}: self instructions per call by function, "
+           f"({c2} calls) - ({c1} calls), made at {commit}; {total:.0f} per call in all",
+           ""]
+    out += [f"{ir:8.1f}  {f[:200]}" for ir, f in rows]
+    open(f"{raw}/server-instructions-{name}-d{depth}.txt", "w").write("\n".join(out) + "\n")
 PY

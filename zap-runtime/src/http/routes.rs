@@ -100,7 +100,7 @@ pub(super) async fn route<S: Service>(
             }
             let text = shared.config.metrics.as_ref().map(Metrics::encode);
             let body = Bytes::from(text.unwrap_or_default());
-            with_type(StatusCode::OK, body, Metrics::CONTENT_TYPE)
+            with_type(StatusCode::OK, body, METRICS_TYPE)
         }
         ("/" | "/index.html", &Method::GET | &Method::HEAD) => super::explorer::page(),
         ("/", _) => method_not_allowed("GET, HEAD, POST"),
@@ -388,12 +388,17 @@ fn closing(mut reply: Reply) -> Reply {
     reply
 }
 
+// Made once, at compile time: `HeaderValue::from_static` checks its text byte by byte.
+const JSON_TYPE: HeaderValue = HeaderValue::from_static("application/json");
+const TEXT_TYPE: HeaderValue = HeaderValue::from_static("text/plain; charset=utf-8");
+const METRICS_TYPE: HeaderValue = HeaderValue::from_static(Metrics::CONTENT_TYPE);
+
 fn json(status: StatusCode, body: Bytes) -> Reply {
-    with_type(status, body, "application/json")
+    with_type(status, body, JSON_TYPE)
 }
 
 pub(super) fn text(status: StatusCode, body: String) -> Reply {
-    with_type(status, Bytes::from(body), "text/plain; charset=utf-8")
+    with_type(status, Bytes::from(body), TEXT_TYPE)
 }
 
 pub(super) fn empty(status: StatusCode) -> Reply {
@@ -402,11 +407,11 @@ pub(super) fn empty(status: StatusCode) -> Reply {
     reply
 }
 
-fn with_type(status: StatusCode, body: Bytes, content_type: &'static str) -> Reply {
+fn with_type(status: StatusCode, body: Bytes, content_type: HeaderValue) -> Reply {
     let mut reply = Response::new(Full::new(body));
     *reply.status_mut() = status;
     reply
         .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        .insert(header::CONTENT_TYPE, content_type);
     reply
 }

@@ -247,7 +247,7 @@ pub async fn handle_jsonrpc_in<S: Service>(
     caller: &Caller<'_>,
     mut subs: Option<&mut (dyn Subscriptions + '_)>,
 ) -> Option<Vec<u8>> {
-    let body = match std::str::from_utf8(body) {
+    let body = match crate::read::utf8(body) {
         Ok(body) => body,
         Err(e) => {
             let why = format!("invalid UTF-8 at byte {}", e.valid_up_to());
