@@ -429,12 +429,23 @@ impl<'de> serde::de::Visitor<'de> for Members<'de> {
 /// A JSON string's value, borrowed when it has no escapes; `None` if `raw` is not a
 /// string.
 fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
-    if !raw.get().starts_with('"') {
-        return None;
+    let text = raw.get();
+    let quoted = text.strip_prefix('"')?;
+    // The envelope reader checked the string already: without a backslash, its value
+    // is what lies between the quotes.
+    if let Some(value) = quoted.strip_suffix('"') {
+        if !value.contains('\\') {
+            return Some(Cow::Borrowed(value));
+        }
     }
-    serde_json::from_str::<CowStr<'_>>(raw.get())
-        .ok()
-        .map(|s| s.0)
+    serde_json::from_str::<CowStr<'_>>(text).ok().map(|s| s.0)
+}
+
+/// Whether a checked JSON number is one any JSON reader can read back (not `1e400`): an
+/// integer always is, however long; others are read to see.
+fn readable_number(number: &str) -> bool {
+    number.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        || serde_json::from_str::<serde_json::Number>(number).is_ok()
 }
 
 /// Check the envelope of one request object. The error carries the id to answer with
@@ -475,11 +486,7 @@ fn check_members<'a>(members: Members<'a>) -> Result<Call<'a>, (&'a RawValue, Rp
         Some(id) => match id.get().as_bytes().first() {
             Some(b'n' | b'"') => Some(id),
             // A number the answer can echo and any JSON reader can read back (not 1e400).
-            Some(b'-' | b'0'..=b'9')
-                if serde_json::from_str::<serde_json::Number>(id.get()).is_ok() =>
-            {
-                Some(id)
-            }
+            Some(b'-' | b'0'..=b'9') if readable_number(id.get()) => Some(id),
             _ => {
                 return Err((
                     null_id(),
@@ -743,6 +750,34 @@ mod tests {
             serde_json::from_str(r#"{"jsonrpc":"2\u002e0","method":"a\u0062","id":7}"#).unwrap();
         let call = check(escaped).map_err(|(_, e)| e).unwrap();
         assert_eq!(call.method, "ab");
+    }
+
+    #[test]
+    fn strings_and_numeric_ids_read_alike_with_and_without_escapes() {
+        let raw = |text: &'static str| -> &'static RawValue { serde_json::from_str(text).unwrap() };
+        for (text, value) in [
+            (r#""eth_call""#, Some("eth_call")),
+            (r#""""#, Some("")),
+            (r#""a\"b""#, Some("a\"b")),
+            (r#""\\""#, Some("\\")),
+            (r#""\u0041\n""#, Some("A\n")),
+            ("7", None),
+            ("null", None),
+        ] {
+            assert_eq!(raw_str(raw(text)).as_deref(), value, "{text}");
+        }
+        assert!(matches!(raw_str(raw(r#""m""#)), Some(Cow::Borrowed("m"))));
+        for (id, readable) in [
+            ("0", true),
+            ("-17", true),
+            ("123456789012345678901234567890", true),
+            ("1.5", true),
+            ("-2e10", true),
+            ("1e400", false),
+            ("-1e400", false),
+        ] {
+            assert_eq!(readable_number(raw(id).get()), readable, "{id}");
+        }
     }
 
     #[test]
