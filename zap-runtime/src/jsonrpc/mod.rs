@@ -441,10 +441,12 @@ fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     serde_json::from_str::<CowStr<'_>>(text).ok().map(|s| s.0)
 }
 
-/// Whether a checked JSON number is one any JSON reader can read back (not `1e400`): an
-/// integer always is, however long; others are read to see.
+/// Whether a checked JSON number is one any JSON reader can read back (not `1e400`, nor
+/// an integer of 400 digits): an integer of up to 18 digits always is (it fits an
+/// `i64`); others are read to see.
 fn readable_number(number: &str) -> bool {
-    number.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+    let digits = number.strip_prefix('-').unwrap_or(number);
+    (digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()))
         || serde_json::from_str::<serde_json::Number>(number).is_ok()
 }
 
@@ -778,6 +780,10 @@ mod tests {
         ] {
             assert_eq!(readable_number(raw(id).get()), readable, "{id}");
         }
+        let huge = format!("1{}", "0".repeat(400));
+        assert!(!readable_number(&huge), "an integer past any f64");
+        assert!(readable_number("999999999999999999"));
+        assert!(readable_number("-999999999999999999"));
     }
 
     #[test]
