@@ -32,6 +32,7 @@ mod client_errors;
 mod hostile;
 mod http_jsonrpc;
 mod http_ops;
+mod http_stream_order;
 mod http_transport;
 mod interop_python;
 mod node_framing_prop;

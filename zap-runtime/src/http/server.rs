@@ -170,6 +170,15 @@ async fn serve_connection<S: Service, IO>(
     // the idle clock below keeps the same deadline with one clock read per answer.
     let connection = http1::Builder::new()
         .keep_alive(true)
+        // Every answer is flattened into one write buffer, never queued as separate
+        // buffers behind its head. With queued buffers, hyper (1.x, `Conn::on_parse_error`)
+        // writes the 400 for a malformed pipelined request into its head buffer while
+        // the previous answer's body still waits in the queue, so the 400 goes out in
+        // the middle of that body whenever the peer reads slower than it pipelines
+        // (and its own debug assertion, `can_write_head`, panics the connection task in
+        // debug builds). Flattened, the 400 follows the bytes before it. The copy this
+        // costs is of answers the server caps (`max_answer`) and mostly small.
+        .writev(false)
         // Opt-in (see `HttpConfig::pipeline_flush`): answers to pipelined requests wait
         // for one flush instead of each taking its own write.
         .pipeline_flush(pipeline_flush)
