@@ -25,9 +25,13 @@
 
 use bytes::Bytes;
 
+use tokio::time::{timeout_at, Instant};
+
 use crate::builder::Builder;
+use crate::context::Context;
 use crate::rpc::{Status, NO_TARGET};
 use crate::service::{Authorizer, CallError, Reply, Service};
+use crate::shed::LoadLimit;
 
 /// Whether a caller may run a method.
 pub(crate) trait Admit {
@@ -97,14 +101,25 @@ pub(crate) struct Call<'a> {
 
 /// What became of a call.
 pub(crate) enum Outcome {
-    /// Not run: refused (401, 403) or its target unusable (400, 403); the reason is in
-    /// `why`.
+    /// Not answered by the handler: refused (401, 403), its target unusable (400,
+    /// 403), the server over its load limit (503), or its deadline passed before or
+    /// while it ran (504: the handler's future is dropped); the reason is in `why`.
     Refused(Status),
     /// Run: the handler's reply (the answer in `out`) or its error.
     Ran(Result<Reply, CallError>),
 }
 
+/// What surrounds a call besides its request: the context it carries (deadline,
+/// metadata) and the server's limit on calls in flight. The default, neither, is the
+/// path of a call that carries nothing, which costs what it did before either existed.
+#[derive(Default)]
+pub(crate) struct Around<'a> {
+    pub(crate) context: Option<Context>,
+    pub(crate) limit: Option<&'a LoadLimit>,
+}
+
 /// Admit, resolve the target, run the service; see the module documentation.
+#[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 pub(crate) async fn run<S: Service>(
     service: &S,
     admit: &mut impl Admit,
@@ -112,6 +127,7 @@ pub(crate) async fn run<S: Service>(
     call: Call<'_>,
     out: &mut Builder,
     why: &mut String,
+    around: Around<'_>,
 ) -> Outcome {
     if let Err(status) = admit_caller(admit, pipeline, call.cap, call.ordinal, why) {
         return Outcome::Refused(status);
@@ -124,6 +140,7 @@ pub(crate) async fn run<S: Service>(
         call.payload,
         out,
         why,
+        around,
     )
     .await
 }
@@ -143,8 +160,10 @@ pub(crate) fn admit_caller(
     Ok(())
 }
 
-/// The second half of [`run`], for a caller [`admit_caller`] admitted: resolve the
-/// target, run the service.
+/// The second half of [`run`], for a caller [`admit_caller`] admitted: count the call
+/// in under the load limit, resolve the target, run the service, within the call's
+/// deadline and with its context readable ([`Context::current`]).
+#[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 pub(crate) async fn run_admitted<S: Service>(
     service: &S,
     pipeline: &mut impl Pipeline,
@@ -153,8 +172,55 @@ pub(crate) async fn run_admitted<S: Service>(
     payload: Payload<'_>,
     out: &mut Builder,
     why: &mut String,
+    around: Around<'_>,
 ) -> Outcome {
     out.clear();
+    let _permit = match around.limit {
+        None => None,
+        Some(limit) => match limit.enter(ordinal, why) {
+            Ok(permit) => Some(permit),
+            Err(status) => return Outcome::Refused(status),
+        },
+    };
+    let Some(context) = around.context else {
+        return serve(service, pipeline, ordinal, target, payload, out, why).await;
+    };
+    let Some(deadline) = context.deadline() else {
+        return context
+            .scope(serve(service, pipeline, ordinal, target, payload, out, why))
+            .await;
+    };
+    if deadline <= Instant::now() {
+        why.push_str("deadline exceeded: the call's deadline had passed when it arrived");
+        return Outcome::Refused(Status::DEADLINE_EXCEEDED);
+    }
+    let served = timeout_at(
+        deadline,
+        context.scope(serve(service, pipeline, ordinal, target, payload, out, why)),
+    )
+    .await;
+    match served {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            why.clear();
+            why.push_str(
+                "deadline exceeded: the handler had not answered when the call's deadline passed",
+            );
+            Outcome::Refused(Status::DEADLINE_EXCEEDED)
+        }
+    }
+}
+
+/// Resolve the target, run the service.
+async fn serve<S: Service>(
+    service: &S,
+    pipeline: &mut impl Pipeline,
+    ordinal: u32,
+    target: u32,
+    payload: Payload<'_>,
+    out: &mut Builder,
+    why: &mut String,
+) -> Outcome {
     if target != NO_TARGET {
         return match pipeline.result(target, why) {
             Ok(body) => Outcome::Ran(service.call(ordinal, body, out).await),
@@ -165,4 +231,46 @@ pub(crate) async fn run_admitted<S: Service>(
         Payload::Shared(payload) => service.call_owned(ordinal, payload, out).await,
         Payload::Borrowed(payload) => service.call(ordinal, payload, out).await,
     })
+}
+
+/// The context a ZAP call carries after its envelope (`frame[envelope]`: the envelope
+/// message, then, if the frame is longer than the message says, a call context
+/// extension; see [`crate::context`]). `None` when there is none, which is the cost of
+/// a call without one: one comparison. The deadline starts counting now.
+pub(crate) fn context_after(
+    frame: &Bytes,
+    envelope: core::ops::Range<usize>,
+) -> Result<Option<Context>, crate::context::ExtensionError> {
+    let bytes = &frame[envelope.clone()];
+    // The envelope parsed, so its header is whole and its size within the bytes.
+    let size = bytes.get(12..16).map_or(bytes.len(), |s| {
+        u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize
+    });
+    if size >= bytes.len() {
+        return Ok(None);
+    }
+    extension_context(frame, envelope.start + size, &bytes[size..]).map(Some)
+}
+
+/// The [`Context`] of an extension that lies in `frame` at `base`.
+#[cold]
+fn extension_context(
+    frame: &Bytes,
+    base: usize,
+    bytes: &[u8],
+) -> Result<Context, crate::context::ExtensionError> {
+    let extension = crate::context::Extension::parse(bytes)?;
+    let mut context = Context::new();
+    if let Some(budget) = extension.budget() {
+        // A budget past what the clock can say is no deadline at all.
+        if let Some(deadline) = Instant::now().checked_add(budget) {
+            context = context.with_deadline(deadline);
+        }
+    }
+    if !extension.is_empty() {
+        context = context.with_metadata(crate::context::Metadata::from_extension(
+            &extension, frame, base,
+        ));
+    }
+    Ok(context)
 }

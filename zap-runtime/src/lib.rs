@@ -152,6 +152,7 @@ pub mod cap;
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod companions;
+pub mod context;
 pub mod copies;
 mod enums;
 mod error;
@@ -184,6 +185,9 @@ pub mod server;
 pub mod service;
 #[cfg(any(feature = "server", feature = "http"))]
 mod sharded;
+#[cfg(any(feature = "server", feature = "jsonrpc"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "jsonrpc"))))]
+pub mod shed;
 #[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod shutdown;

@@ -56,6 +56,14 @@ impl Status {
     pub const FORBIDDEN: Status = Status(403);
     pub const NOT_FOUND: Status = Status(404);
     pub const INTERNAL: Status = Status(500);
+    /// The call was cancelled by its caller before it was answered.
+    pub const CANCELLED: Status = Status(499);
+    /// The server is at its limit of calls in flight (server-wide or for the method):
+    /// the call was not run, and may be retried on another server.
+    pub const OVERLOADED: Status = Status(503);
+    /// The call's deadline passed before it was answered: not run, or its handler
+    /// dropped.
+    pub const DEADLINE_EXCEEDED: Status = Status(504);
 
     /// A short reason phrase for the known codes.
     pub fn reason(self) -> &'static str {
@@ -66,6 +74,9 @@ impl Status {
             403 => "forbidden",
             404 => "unknown method",
             500 => "handler error",
+            499 => "cancelled",
+            503 => "overloaded",
+            504 => "deadline exceeded",
             32_010..=32_099 => "application error",
             _ => "unknown status",
         }

@@ -26,6 +26,10 @@ pub enum ClientError {
     /// No answer within the call's timeout.
     #[error("no answer within {0:?}")]
     Timeout(std::time::Duration),
+    /// The call's deadline (the budget it was sent with) passed before an answer came;
+    /// the server was told the deadline and stops the handler then too.
+    #[error("deadline exceeded: no answer within the call's deadline of {0:?}")]
+    DeadlineExceeded(std::time::Duration),
     /// The socket failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -41,6 +45,19 @@ pub enum ClientError {
 }
 
 impl ClientError {
+    /// Whether the call's deadline passed: here ([`ClientError::DeadlineExceeded`]) or
+    /// on the server (status 504).
+    pub fn is_deadline_exceeded(&self) -> bool {
+        matches!(self, ClientError::DeadlineExceeded(_))
+            || matches!(self, ClientError::Status { status, .. } if *status == Status::DEADLINE_EXCEEDED)
+    }
+
+    /// Whether the server refused the call for load (status 503): it did not run, and
+    /// may be sent to another server.
+    pub fn is_overloaded(&self) -> bool {
+        matches!(self, ClientError::Status { status, .. } if *status == Status::OVERLOADED)
+    }
+
     /// The error for a non-200 answer with `body`: an application error when the status
     /// is one (32010..=32099, its body read by [`AppError::from_body`]), else
     /// [`ClientError::Status`] with the body as text.

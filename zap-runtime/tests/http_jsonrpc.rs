@@ -268,7 +268,10 @@ async fn handler_errors_map_to_codes() {
         (403, code::FORBIDDEN),
         (404, code::METHOD_NOT_FOUND),
         (500, code::INTERNAL_ERROR),
-        (503, code::SERVER_ERROR),
+        (499, code::CANCELLED),
+        (503, code::OVERLOADED),
+        (504, code::DEADLINE_EXCEEDED),
+        (502, code::SERVER_ERROR),
     ];
     for (status, expected) in cases {
         let (http, answer) = server

@@ -1169,7 +1169,25 @@ fn rust_builds_python_reads() {
         .map(|c| build(&c.schema, &c.value, c.children_first))
         .collect();
     let mut b = Builder::new();
-    let env_wires: Vec<Vec<u8>> = envelopes.iter().map(|e| e.encode(&mut b)).collect();
+    let mut env_wires: Vec<Vec<u8>> = envelopes.iter().map(|e| e.encode(&mut b)).collect();
+    // Each request again, followed in its frame by a call context extension (a
+    // deadline and metadata, `zap_runtime::context`): Python reads the envelope up to
+    // its declared size, so it reads the same call.
+    let mut envelopes = envelopes;
+    let mut metadata = zap_runtime::context::Metadata::new();
+    metadata.insert("request-id", vec![0u8, 1, 2, 255]).unwrap();
+    for i in 0..envelopes.len() {
+        if envelopes[i].kind() == "request" {
+            let mut wire = env_wires[i].clone();
+            zap_runtime::context::write_extension(
+                &mut wire,
+                Some(std::time::Duration::from_millis(2500)),
+                &metadata,
+            );
+            envelopes.push(envelopes[i].clone());
+            env_wires.push(wire);
+        }
+    }
 
     let request = json!({
         "mode": "read",

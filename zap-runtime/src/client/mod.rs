@@ -46,6 +46,7 @@ use tokio::time::{timeout, timeout_at, Instant};
 use self::shared::{Failure, Shared};
 use bytes::Bytes;
 
+use crate::context::CallOptions;
 use crate::frame::node::{
     Flag, NodeFrameDecoder, NodeId, NODE_DEFAULT_MAX_FRAME, NODE_FRAME_HEADER,
 };
@@ -61,6 +62,13 @@ pub struct ClientConfig {
     /// How long a call waits for its answer (queueing included) before failing with
     /// [`ClientError::Timeout`]. Default 30 s.
     pub call_timeout: Duration,
+    /// The deadline of every call, sent to the server as the call's budget (see
+    /// [`crate::context`]): the server stops the handler when it passes and answers
+    /// "deadline exceeded", and the call gives up then with
+    /// [`ClientError::DeadlineExceeded`]. A [`CallOptions`](crate::context::CallOptions)
+    /// scope, and the time left of the call a handler is serving, may shorten it.
+    /// Default `None`: calls carry no deadline and wait up to `call_timeout`.
+    pub deadline: Option<Duration>,
     /// Largest accepted response frame length; a larger one closes the connection with
     /// [`ClientError::Protocol`]. Default [`DEFAULT_MAX_FRAME`] (16 MiB).
     pub max_frame: u32,
@@ -100,6 +108,7 @@ impl Default for ClientConfig {
     fn default() -> Self {
         ClientConfig {
             call_timeout: Duration::from_secs(30),
+            deadline: None,
             max_frame: DEFAULT_MAX_FRAME,
             connect_timeout: Duration::from_secs(10),
             max_queued: 1024,
@@ -342,12 +351,30 @@ impl Client {
         target: u32,
         payload: &[u8],
     ) -> Result<(Status, Bytes), ClientError> {
-        let frame = self.encode(promise_id, ordinal, target, payload)?;
-        let deadline = Instant::now() + self.inner.config.call_timeout;
+        let (frame, budget) = CallOptions::with_outgoing(
+            self.inner.config.deadline,
+            |budget, metadata| -> Result<_, ClientError> {
+                let extension =
+                    (budget.is_some() || !metadata.is_empty()).then_some((budget, metadata));
+                Ok((
+                    self.encode(promise_id, ordinal, target, payload, extension)?,
+                    budget,
+                ))
+            },
+        )?;
+        // The call waits for its answer until its deadline, or `call_timeout` if that
+        // comes first.
+        let call_timeout = self.inner.config.call_timeout;
+        let (wait, timed_out) = match budget {
+            Some(budget) if budget <= call_timeout => {
+                (budget, ClientError::DeadlineExceeded(budget))
+            }
+            _ => (call_timeout, ClientError::Timeout(call_timeout)),
+        };
+        let deadline = Instant::now() + wait;
         let shared = &self.inner.shared;
         let answer = shared.register(promise_id)?;
         let _abandon = Abandon { shared, promise_id };
-        let timed_out = ClientError::Timeout(self.inner.config.call_timeout);
         match timeout_at(deadline, self.inner.queue.send(frame)).await {
             Err(_) => return Err(timed_out),
             Ok(Err(_)) => {
@@ -383,7 +410,7 @@ impl Client {
             cap: &self.inner.config.cap,
             payload: open,
         };
-        let frame = request_frame(&request, FrameHead::StreamOpen)?;
+        let frame = request_frame(&request, FrameHead::StreamOpen, None)?;
         let io = self.inner.shared.open_stream(id)?;
         let sent = timeout(self.inner.config.call_timeout, self.inner.queue.send(frame)).await;
         match sent {
@@ -404,6 +431,7 @@ impl Client {
         method: u32,
         target: u32,
         payload: &[u8],
+        extension: Extension<'_>,
     ) -> Result<Vec<u8>, ClientError> {
         let request = Request {
             method,
@@ -416,7 +444,7 @@ impl Client {
             Framing::Rpc => FrameHead::Rpc,
             Framing::Node => FrameHead::Node { req_id: promise_id },
         };
-        request_frame(&request, head)
+        request_frame(&request, head, extension)
     }
 }
 
@@ -431,9 +459,17 @@ enum FrameHead {
     Node { req_id: u32 },
 }
 
+/// A call context extension to append after the envelope: the budget and the metadata.
+type Extension<'a> = Option<(Option<Duration>, &'a crate::context::Metadata)>;
+
 /// `request` as a frame: the bytes of `Request::encode` framed by `encode_frame` or
-/// `encode_node_frame` (checked by a test), without an intermediate builder.
-fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, ClientError> {
+/// `encode_node_frame` (checked by a test), without an intermediate builder, and
+/// followed by `extension` when there is one (`crate::context`).
+fn request_frame(
+    request: &Request<'_>,
+    head: FrameHead,
+    extension: Extension<'_>,
+) -> Result<Vec<u8>, ClientError> {
     use crate::rpc::request as at;
     const FIXED: usize = crate::HEADER_SIZE + at::SIZE;
     let too_large = || {
@@ -452,10 +488,14 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
         FrameHead::Rpc | FrameHead::StreamOpen => FRAME_HEADER,
         FrameHead::Node { .. } => NODE_FRAME_HEADER,
     };
+    let extra = extension.map_or(0, |(budget, metadata)| {
+        crate::context::extension_len(budget, metadata)
+    });
     let frame_len = message
         .checked_add((head_len - 4) as u32)
+        .and_then(|n| n.checked_add(u32::try_from(extra).ok()?))
         .ok_or_else(too_large)?;
-    let mut out = Vec::with_capacity(head_len + message as usize);
+    let mut out = Vec::with_capacity(head_len + message as usize + extra);
     out.extend_from_slice(&frame_len.to_le_bytes());
     match head {
         FrameHead::Rpc => out.push(Direction::Request as u8),
@@ -494,6 +534,9 @@ fn request_frame(request: &Request<'_>, head: FrameHead) -> Result<Vec<u8>, Clie
     out.extend_from_slice(request.cap);
     crate::copies::note(request.payload.len());
     out.extend_from_slice(request.payload);
+    if let Some((budget, metadata)) = extension {
+        crate::context::write_extension(&mut out, budget, metadata);
+    }
     Ok(out)
 }
 
@@ -559,8 +602,8 @@ mod tests {
                 encode_frame(&mut rpc, Direction::Request, &env).unwrap();
                 let mut node = Vec::new();
                 encode_node_frame(&mut node, 77, Flag::Request, &env).unwrap();
-                assert_eq!(request_frame(&req, FrameHead::Rpc).unwrap(), rpc);
-                let ours = request_frame(&req, FrameHead::Node { req_id: 77 }).unwrap();
+                assert_eq!(request_frame(&req, FrameHead::Rpc, None).unwrap(), rpc);
+                let ours = request_frame(&req, FrameHead::Node { req_id: 77 }, None).unwrap();
                 assert_eq!(ours, node);
             }
         }

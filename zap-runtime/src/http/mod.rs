@@ -163,6 +163,9 @@ pub struct HttpConfig {
     /// answers that call -32001 (401) or -32003 (403) with the reason, and the handler
     /// does not run. `None` (the default) serves everyone.
     pub authorize: Option<crate::service::Authorizer>,
+    /// Calls in flight past which a JSON-RPC call is answered "overloaded" (-32006)
+    /// without running: see [`LoadLimit`](crate::shed::LoadLimit). Default `None`.
+    pub load_limit: Option<crate::shed::LoadLimit>,
     /// Serve HTTPS with these settings (feature `tls`); `None` (the default) serves plain
     /// HTTP. The server offers `http/1.1` by ALPN unless the settings name protocols of
     /// their own. A handshake that fails or does not finish within
@@ -231,6 +234,7 @@ impl Default for HttpConfig {
             drain_timeout: Duration::from_secs(30),
             pipeline_flush: false,
             authorize: None,
+            load_limit: None,
             #[cfg(feature = "tls")]
             tls: None,
             readiness: crate::shutdown::Readiness::new(),

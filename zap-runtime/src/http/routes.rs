@@ -139,6 +139,11 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
             return too_large(config.max_body);
         }
     }
+    // The deadline starts when the head arrives, before the body is read.
+    let context = match request_context(req.headers()) {
+        Ok(context) => context,
+        Err(why) => return rpc_error(StatusCode::BAD_REQUEST, why),
+    };
     // Read before the body consumes the request; checked per call by the authorizer.
     let cap = match &config.authorize {
         Some(_) => presented_cap(&req),
@@ -175,6 +180,8 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
     let caller = Caller {
         authorize: config.authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
+        context,
+        load_limit: config.load_limit.as_ref(),
     };
     match handle_jsonrpc_as(
         &*shared.service,
@@ -414,4 +421,46 @@ fn with_type(status: StatusCode, body: Bytes, content_type: HeaderValue) -> Repl
         .headers_mut()
         .insert(header::CONTENT_TYPE, content_type);
     reply
+}
+
+/// The header that carries a JSON-RPC request's deadline: the milliseconds the caller
+/// still waits, a decimal integer of at most 10 digits.
+pub const TIMEOUT_HEADER: &str = "zap-timeout-ms";
+/// Headers named with this prefix carry metadata: `Zap-Meta-Request-Id: 7f3a` is the
+/// pair `request-id: 7f3a`.
+pub const METADATA_PREFIX: &str = "zap-meta-";
+
+/// The context of a JSON-RPC request from its headers ([`TIMEOUT_HEADER`],
+/// [`METADATA_PREFIX`]); `None` when it has none. A request without either header
+/// costs one pass over the header names.
+fn request_context(headers: &hyper::HeaderMap) -> Result<Option<crate::context::Context>, String> {
+    let mut context = None::<crate::context::Context>;
+    let mut metadata = crate::context::Metadata::new();
+    for (name, value) in headers {
+        let name = name.as_str();
+        if name == TIMEOUT_HEADER {
+            let text = value.to_str().unwrap_or("");
+            let ms: u64 = match text.parse() {
+                Ok(ms) if text.len() <= 10 && text.bytes().all(|b| b.is_ascii_digit()) => ms,
+                _ => {
+                    return Err(format!(
+                        "{TIMEOUT_HEADER}: {text:?} is not a number of milliseconds (at most 10 digits)"
+                    ))
+                }
+            };
+            context = Some(
+                context
+                    .unwrap_or_default()
+                    .with_budget(std::time::Duration::from_millis(ms)),
+            );
+        } else if let Some(key) = name.strip_prefix(METADATA_PREFIX) {
+            metadata
+                .insert(key, Bytes::copy_from_slice(value.as_bytes()))
+                .map_err(|e| format!("{name}: {e}"))?;
+        }
+    }
+    if !metadata.is_empty() {
+        context = Some(context.unwrap_or_default().with_metadata(metadata));
+    }
+    Ok(context)
 }

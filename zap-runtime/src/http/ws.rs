@@ -141,6 +141,7 @@ pub(super) fn upgrade<S: Service>(
     let session = Settings::of(config);
     let service = Arc::clone(&shared.service);
     let authorize = config.authorize.clone();
+    let load_limit = config.load_limit.clone();
     let shutdown = shutdown.clone();
     let run = async move {
         let upgraded = match on_upgrade.await {
@@ -156,7 +157,7 @@ pub(super) fn upgrade<S: Service>(
             Some(session.framing()),
         )
         .await;
-        serve(service, ws, session, authorize, cap, shutdown).await;
+        serve(service, ws, session, authorize, load_limit, cap, shutdown).await;
     };
     *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::pin(run));
     let mut reply = super::routes::empty(StatusCode::SWITCHING_PROTOCOLS);
@@ -315,6 +316,7 @@ async fn serve<S: Service, IO>(
     ws: WebSocketStream<IO>,
     settings: Settings,
     authorize: Option<crate::service::Authorizer>,
+    load_limit: Option<crate::shed::LoadLimit>,
     cap: Result<Vec<u8>, &'static str>,
     shutdown: CancellationToken,
 ) where
@@ -334,6 +336,8 @@ async fn serve<S: Service, IO>(
     let caller = Caller {
         authorize: authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
+        context: None,
+        load_limit: load_limit.as_ref(),
     };
     let mut ping = tokio::time::interval(settings.ping_interval);
     ping.reset();

@@ -49,6 +49,12 @@ pub mod code {
     pub const FORBIDDEN: i64 = -32003;
     /// The answer would exceed the server's limit (EIP-1474's "limit exceeded").
     pub const LIMIT_EXCEEDED: i64 = -32005;
+    /// The call's deadline passed before it was answered (ZAP status 504).
+    pub const DEADLINE_EXCEEDED: i64 = -32004;
+    /// The server is at its limit of calls in flight; retry elsewhere (ZAP status 503).
+    pub const OVERLOADED: i64 = -32006;
+    /// The caller cancelled the call (ZAP status 499).
+    pub const CANCELLED: i64 = -32007;
     // -32010..=-32099: the handler answered an application error; its code is
     // `-(32000 + AppCode)` (see `crate::app_error`).
 }
@@ -102,7 +108,8 @@ impl RpcError {
     }
 
     /// The JSON-RPC error for a handler's [`CallError`]: 400 → -32602, 401 → -32001,
-    /// 403 → -32003, 404 → -32601, 500 → -32603, anything else → -32000; the ZAP status
+    /// 403 → -32003, 404 → -32601, 500 → -32603, 504 → -32004, 503 → -32006,
+    /// 499 → -32007, anything else → -32000; the ZAP status
     /// goes in `data.status`.
     ///
     /// An application error (ZAP status 32010..=32099, see [`crate::app_error`]) is
@@ -121,6 +128,9 @@ impl RpcError {
             Status::FORBIDDEN => (code::FORBIDDEN, "Forbidden"),
             Status::NOT_FOUND => (code::METHOD_NOT_FOUND, "Method not found"),
             Status::INTERNAL => (code::INTERNAL_ERROR, "Internal error"),
+            Status::DEADLINE_EXCEEDED => (code::DEADLINE_EXCEEDED, "Deadline exceeded"),
+            Status::OVERLOADED => (code::OVERLOADED, "Overloaded"),
+            Status::CANCELLED => (code::CANCELLED, "Cancelled"),
             _ => (code::SERVER_ERROR, "Server error"),
         };
         RpcError {
@@ -204,6 +214,11 @@ pub struct Caller<'a> {
     /// The presented capability (from `Authorization: ZAP-Cap`), or why the header could
     /// not be read (then every call is refused 401 with that reason).
     pub cap: Result<&'a [u8], &'static str>,
+    /// The context the request carries (its deadline, from the HTTP `Zap-Timeout-Ms`
+    /// header, and its metadata), shared by every call of a batch; `None` for none.
+    pub context: Option<crate::context::Context>,
+    /// The server's limit on calls in flight, if it has one.
+    pub load_limit: Option<&'a crate::shed::LoadLimit>,
 }
 
 impl Default for Caller<'_> {
@@ -211,6 +226,8 @@ impl Default for Caller<'_> {
         Caller {
             authorize: None,
             cap: Ok(&[]),
+            context: None,
+            load_limit: None,
         }
     }
 }
@@ -641,6 +658,10 @@ async fn dispatch<S: Service>(
         admitted,
         &mut answer,
         &mut why,
+        call::Around {
+            context: gate.caller.context.clone(),
+            limit: gate.caller.load_limit,
+        },
     )
     .await
     {

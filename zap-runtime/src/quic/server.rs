@@ -59,6 +59,8 @@ pub struct QuicConfig {
     pub buffer_budget: BufferBudget,
     /// Consulted for every call and stream open, as on ZAP/TCP.
     pub authorize: Option<Authorizer>,
+    /// Calls in flight past which a call is answered "overloaded", as on ZAP/TCP.
+    pub load_limit: Option<crate::shed::LoadLimit>,
 }
 
 /// Each stream's own receive window, or the connection's if smaller.
@@ -78,6 +80,7 @@ impl Default for QuicConfig {
             receive_window: 8 << 20,
             buffer_budget: BufferBudget::process(),
             authorize: None,
+            load_limit: None,
         }
     }
 }
@@ -302,6 +305,24 @@ async fn answer<S: Service>(
             return;
         }
     };
+    let context = match call::context_after(&envelope, 0..envelope.len()) {
+        Ok(context) => context,
+        Err(e) => {
+            let text = format!("malformed call context: {e}");
+            tracing::debug!("quic: refused a call: {text}");
+            let frame = response_frame(
+                &mut pool.get(),
+                Status::BAD_REQUEST,
+                req.promise_id,
+                text.as_bytes(),
+            );
+            if send.write_all(&frame).await.is_ok() {
+                config.side.wrote(frame.len());
+                let _ = send.finish();
+            }
+            return;
+        }
+    };
     let call = call::Call {
         ordinal: req.method,
         cap: req.cap,
@@ -318,6 +339,10 @@ async fn answer<S: Service>(
         call,
         &mut out,
         &mut text,
+        call::Around {
+            context,
+            limit: config.load_limit.as_ref(),
+        },
     )
     .await;
     let (status, body): (Status, &[u8]) = match outcome {

@@ -471,7 +471,8 @@ async fn answer<S: Service>(
     };
     // The envelope is read, and the caller admitted, while it is borrowed from the
     // frame; then the frame itself becomes the payload (no reference count taken).
-    let (req, payload) = {
+    let (req, payload, context) = {
+        let context = call::context_after(&frame, envelope.clone());
         let envelope = &frame[envelope];
         let req = match Request::parse(envelope) {
             Ok(req) => req,
@@ -501,7 +502,23 @@ async fn answer<S: Service>(
             refused(write, pipeline.results, peer, &head, status, text);
             return;
         }
-        (head, crate::owned::range_in(&frame, req.payload))
+        let context = match context {
+            Ok(context) => context,
+            Err(e) => {
+                let _ = write!(text, "malformed call context: {e}");
+                warn_fault!(%peer, promise_id = head.promise_id, "zap: {text}");
+                refused(
+                    write,
+                    pipeline.results,
+                    peer,
+                    &head,
+                    Status::BAD_REQUEST,
+                    text,
+                );
+                return;
+            }
+        };
+        (head, crate::owned::range_in(&frame, req.payload), context)
     };
     // The payload as a slice of the frame: owned by the handler if it wants to be.
     let payload = Payload::Shared(crate::owned::cut(frame, payload));
@@ -513,6 +530,10 @@ async fn answer<S: Service>(
         payload,
         out,
         text,
+        call::Around {
+            context,
+            limit: config.load_limit.as_ref(),
+        },
     )
     .await;
     let called = match outcome {

@@ -155,6 +155,9 @@ pub struct ServerConfig {
     /// with its status (401 or 403) and reason, and the handler does not run. `None`
     /// (the default) serves everyone. See `zap_runtime::cap::Policy` (feature `cap`).
     pub authorize: Option<Authorizer>,
+    /// Calls in flight past which a call is answered "overloaded" (503) without
+    /// running: see [`LoadLimit`](crate::shed::LoadLimit). Default `None`: no limit.
+    pub load_limit: Option<crate::shed::LoadLimit>,
     /// The NodeID this server announces to node-transport peers (see
     /// `docs/transports.md`). Default `None`: the service's name, cut to 60 bytes.
     pub node_id: Option<NodeId>,
@@ -205,6 +208,7 @@ impl Default for ServerConfig {
             drain_timeout: Duration::from_secs(10),
             vectored_write_min: DEFAULT_VECTORED_WRITE_MIN,
             authorize: None,
+            load_limit: None,
             node_id: None,
             node_max_frame: NODE_DEFAULT_MAX_FRAME,
             handshake_timeout: Duration::from_secs(10),

@@ -253,3 +253,40 @@ async fn our_client_drives_the_go_count_stream_and_many_at_once() {
     let mut io = client.open_stream(99, &[]).await.unwrap();
     assert_eq!(io.inbound.next().await.unwrap(), None);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc-generated-tests --test integration go_peer:: -- --ignored"]
+async fn the_go_server_answers_calls_that_carry_a_context() {
+    use std::time::Duration;
+    use zap_runtime::context::CallOptions;
+    let go = GoServer::start();
+    // A deadline on every call, from the client's settings.
+    let config = zap_runtime::client::ClientConfig {
+        deadline: Some(Duration::from_secs(5)),
+        ..Default::default()
+    };
+    let client = Client::connect_with(go.addr, config).await.unwrap();
+    for k in 0..20u8 {
+        // Metadata at the limits on some, none on others: the Go runtime reads the
+        // envelope up to its size and ignores the extension after it.
+        let options = if k % 2 == 0 {
+            let mut options = CallOptions::new().deadline_in(Duration::from_millis(2500));
+            for i in 0..zap_runtime::context::MAX_PAIRS {
+                options = options.header(format!("k{i}"), vec![k; 100]).unwrap();
+            }
+            options
+        } else {
+            CallOptions::new()
+        };
+        let payload = vec![k; 3 + usize::from(k)];
+        let (status, body) = options
+            .scope(client.call_raw(1, 0, &payload))
+            .await
+            .unwrap();
+        assert_eq!((status, &body[..]), (Status::OK, &payload[..]), "call {k}");
+    }
+    // And a client without any context, on the same server.
+    let plain = Client::connect(go.addr).await.unwrap();
+    let (status, body) = plain.call_raw(1, 0, b"plain").await.unwrap();
+    assert_eq!((status, &body[..]), (Status::OK, &b"plain"[..]));
+}

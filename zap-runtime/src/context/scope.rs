@@ -1,0 +1,263 @@
+//! The context of the call being handled ([`Context`]) and the options of the calls a
+//! task makes ([`CallOptions`]), each a task-local: a handler's signature does not
+//! change to read them, and a generated client does not change to send them.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use super::Metadata;
+
+tokio::task_local! {
+    static CURRENT: Context;
+    static OUTGOING: CallOptions;
+}
+
+/// How much of its own remaining budget a call passes on to the calls its handler
+/// makes is the remaining budget less this margin: the time the answer takes to travel
+/// back and be written, so that the inner call's deadline passes first and its caller
+/// can still answer in time.
+pub const PROPAGATION_MARGIN: Duration = Duration::from_millis(5);
+
+/// What a handler knows of its call beyond the request: the deadline by which the
+/// caller stops waiting, and the metadata it sent. Read it with [`Context::current`]
+/// from inside a handler (or anything the handler awaits); a call that carries no
+/// context, and code outside any call, see an empty one.
+///
+/// The server enforces the deadline itself: when it passes, the handler's future is
+/// dropped and the caller is answered "deadline exceeded" (ZAP status 504, JSON-RPC
+/// -32004). A handler reads it to give up early, to choose cheaper work, or to hand a
+/// task it spawns the time left; calls it makes through a generated client carry the
+/// time left on, less [`PROPAGATION_MARGIN`], without being told.
+///
+/// ```
+/// use std::time::Duration;
+/// use zap_runtime::context::Context;
+///
+/// # async fn handler() {
+/// let context = Context::current();
+/// if let Some(left) = context.remaining() {
+///     if left < Duration::from_millis(10) {
+///         // Too little time for the slow path: answer from the cache instead.
+///     }
+/// }
+/// let request_id = context.metadata().get_str("request-id");
+/// # let _ = request_id;
+/// # }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Context {
+    deadline: Option<Instant>,
+    metadata: Arc<Metadata>,
+}
+
+impl Context {
+    /// No deadline, no metadata.
+    pub fn new() -> Self {
+        Context::default()
+    }
+
+    /// The same context with a deadline.
+    pub fn with_deadline(mut self, deadline: Instant) -> Self {
+        self.deadline = Some(deadline);
+        self
+    }
+
+    /// The same context with a deadline `budget` from now (none if that is past what
+    /// the clock can say).
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.deadline = Instant::now().checked_add(budget);
+        self
+    }
+
+    /// The same context with `metadata`.
+    pub fn with_metadata(mut self, metadata: Metadata) -> Self {
+        self.metadata = Arc::new(metadata);
+        self
+    }
+
+    /// The context of the call being handled; an empty one outside a call, or for a
+    /// call that carries none.
+    pub fn current() -> Context {
+        CURRENT.try_with(Context::clone).unwrap_or_default()
+    }
+
+    /// The instant the caller stops waiting.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// The time left until the deadline (zero once it has passed).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// Whether the deadline has passed.
+    pub fn is_expired(&self) -> bool {
+        self.deadline.is_some_and(|d| d <= Instant::now())
+    }
+
+    /// The metadata the caller sent.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Run `f` as a call with this context: what [`Context::current`] answers inside
+    /// it. The servers do this for every call that carries a context; it is here for
+    /// tests and for transports of one's own. The deadline is not enforced by this.
+    pub async fn scope<F: Future>(self, f: F) -> F::Output {
+        CURRENT.scope(self, f).await
+    }
+}
+
+/// What the calls made inside [`CallOptions::scope`] carry: a deadline (as a budget
+/// from the moment each call is sent) and metadata. A generated client's call is sent
+/// with them over every transport that carries a context.
+///
+/// The budget a call carries is the smallest of this one, the client's default
+/// (`ClientConfig::deadline`) and, inside a handler, the time its own call has left
+/// less [`PROPAGATION_MARGIN`].
+///
+/// ```no_run
+/// # async fn example(client: &zap_runtime::client::Client) -> Result<(), Box<dyn std::error::Error>> {
+/// use std::time::Duration;
+/// use zap_runtime::context::CallOptions;
+/// use zap_runtime::Transport;
+///
+/// let options = CallOptions::new()
+///     .deadline_in(Duration::from_millis(2500))
+///     .header("request-id", "7f3a")?;
+/// let answer = options.scope(client.call(1, b"")).await;
+/// # let _ = answer;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CallOptions {
+    budget: Option<Duration>,
+    metadata: Metadata,
+}
+
+impl CallOptions {
+    /// No deadline, no metadata.
+    pub fn new() -> Self {
+        CallOptions::default()
+    }
+
+    /// Each call gives up `budget` after it is sent, and says so to the server.
+    pub fn deadline_in(mut self, budget: Duration) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+
+    /// Send the pair `key: value` with each call; refused for a key that is not
+    /// `a-z 0-9 - _ .` or past the metadata limits.
+    pub fn header(
+        mut self,
+        key: impl AsRef<str>,
+        value: impl Into<bytes::Bytes>,
+    ) -> Result<Self, super::ExtensionError> {
+        self.metadata.insert(key, value)?;
+        Ok(self)
+    }
+
+    /// The budget given to [`CallOptions::deadline_in`].
+    pub fn budget(&self) -> Option<Duration> {
+        self.budget
+    }
+
+    /// The metadata.
+    pub fn metadata(&self) -> &Metadata {
+        &self.metadata
+    }
+
+    /// Run `f` with these options applying to every call it makes.
+    pub async fn scope<F: Future>(self, f: F) -> F::Output {
+        OUTGOING.scope(self, f).await
+    }
+
+    /// What a call sent now carries: its budget (the smallest of the scope's, the
+    /// client's `default`, and the handled call's time left less the margin) and the
+    /// scope's metadata, through `f`. Reads two task-locals; allocates nothing.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn with_outgoing<R>(
+        default: Option<Duration>,
+        f: impl FnOnce(Option<Duration>, &Metadata) -> R,
+    ) -> R {
+        let inherited = CURRENT
+            .try_with(|c| c.remaining())
+            .ok()
+            .flatten()
+            .map(|left| left.saturating_sub(PROPAGATION_MARGIN));
+        let budget = min_some(default, inherited);
+        static NONE: Metadata = Metadata::new();
+        let mut f = Some(f);
+        let scoped =
+            OUTGOING.try_with(|o| f.take().map(|f| f(min_some(budget, o.budget), &o.metadata)));
+        match (scoped, f) {
+            (Ok(Some(r)), _) => r,
+            (_, Some(f)) => f(budget, &NONE),
+            // `f` was taken only by the scope's call, which answered.
+            (_, None) => unreachable!("the scope's call took the closure and answered"),
+        }
+    }
+}
+
+fn min_some(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(start_paused = true)]
+    async fn outgoing_budget_is_the_smallest() {
+        let none = CallOptions::with_outgoing(None, |b, m| (b, m.len()));
+        assert_eq!(none, (None, 0));
+        let default = CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _| b);
+        assert_eq!(default, Some(Duration::from_secs(9)));
+        let inherited = Context::new()
+            .with_budget(Duration::from_secs(2))
+            .scope(async {
+                tokio::time::advance(Duration::from_millis(500)).await;
+                CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _| b)
+            })
+            .await;
+        assert_eq!(
+            inherited,
+            Some(Duration::from_millis(1500) - PROPAGATION_MARGIN)
+        );
+        let scoped = CallOptions::new()
+            .deadline_in(Duration::from_millis(100))
+            .header("k", "v")
+            .unwrap()
+            .scope(async {
+                CallOptions::with_outgoing(None, |b, m| (b, m.get_str("k").map(str::to_owned)))
+            })
+            .await;
+        assert_eq!(scoped, (Some(Duration::from_millis(100)), Some("v".into())));
+        // An expired call passes on a zero budget, not none.
+        let expired = Context::new()
+            .with_budget(Duration::from_millis(1))
+            .scope(async {
+                tokio::time::advance(Duration::from_millis(10)).await;
+                CallOptions::with_outgoing(None, |b, _| b)
+            })
+            .await;
+        assert_eq!(expired, Some(Duration::ZERO));
+    }
+
+    #[tokio::test]
+    async fn current_is_empty_outside_a_call() {
+        let c = Context::current();
+        assert!(c.deadline().is_none() && c.metadata().is_empty() && !c.is_expired());
+    }
+}
