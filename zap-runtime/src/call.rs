@@ -109,6 +109,24 @@ pub(crate) enum Outcome {
     Ran(Result<Reply, CallError>),
 }
 
+impl Outcome {
+    /// The answer's status and body: the handler's message (in `out`), none, or the
+    /// reason or error text (written into `why`). One mapping for every transport
+    /// that answers in ZAP envelopes.
+    pub(crate) fn answer<'a>(self, out: &'a Builder, why: &'a mut String) -> (Status, &'a [u8]) {
+        match self {
+            Outcome::Refused(status) => (status, why.as_bytes()),
+            Outcome::Ran(Ok(Reply::Message)) => (Status::OK, out.as_bytes()),
+            Outcome::Ran(Ok(Reply::Empty)) => (Status::OK, &[]),
+            Outcome::Ran(Err(e)) => {
+                why.clear();
+                e.write_body(why);
+                (e.status, why.as_bytes())
+            }
+        }
+    }
+}
+
 /// What surrounds a call besides its request: the context it carries (deadline,
 /// metadata) and the server's limit on calls in flight. The default, neither, is the
 /// path of a call that carries nothing, which costs what it did before either existed.
@@ -179,7 +197,10 @@ pub(crate) async fn run_admitted<S: Service>(
         None => None,
         Some(limit) => match limit.enter(ordinal, why) {
             Ok(permit) => Some(permit),
-            Err(status) => return Outcome::Refused(status),
+            Err(status) => {
+                service.runtime_answered(ordinal, status);
+                return Outcome::Refused(status);
+            }
         },
     };
     let Some(context) = around.context else {
@@ -192,6 +213,7 @@ pub(crate) async fn run_admitted<S: Service>(
     };
     if deadline <= Instant::now() {
         why.push_str("deadline exceeded: the call's deadline had passed when it arrived");
+        service.runtime_answered(ordinal, Status::DEADLINE_EXCEEDED);
         return Outcome::Refused(Status::DEADLINE_EXCEEDED);
     }
     let served = timeout_at(
@@ -206,6 +228,7 @@ pub(crate) async fn run_admitted<S: Service>(
             why.push_str(
                 "deadline exceeded: the handler had not answered when the call's deadline passed",
             );
+            service.runtime_answered(ordinal, Status::DEADLINE_EXCEEDED);
             Outcome::Refused(Status::DEADLINE_EXCEEDED)
         }
     }
@@ -273,4 +296,75 @@ fn extension_context(
         ));
     }
     Ok(context)
+}
+
+/// Why a stream open is refused before its handler runs: the status and the reason.
+pub(crate) type StreamRefusal = (Status, String);
+
+/// The checks every transport makes of a stream open (dir 3 on ZAP/TCP, op 2 on QUIC,
+/// a subscription over WebSocket): the method exists and is a stream, the open names
+/// no pipelining target, the caller is admitted. The method, or the refusal.
+pub(crate) fn admit_stream<S: Service>(
+    admit: &mut impl Admit,
+    ordinal: u32,
+    target: u32,
+    cap: &[u8],
+) -> Result<&'static crate::service::MethodInfo, StreamRefusal> {
+    let Some(method) = S::method(ordinal).filter(|m| m.streaming.is_stream()) else {
+        return Err((
+            Status::NOT_FOUND,
+            format!("{} has no stream method with ordinal {ordinal}", S::NAME),
+        ));
+    };
+    if target != NO_TARGET {
+        return Err((
+            Status::BAD_REQUEST,
+            "a stream cannot be pipelined on a result (Target must be 0)".into(),
+        ));
+    }
+    let mut why = String::new();
+    admit
+        .admit(cap, ordinal, &mut why)
+        .map_err(|status| (status, why))?;
+    Ok(method)
+}
+
+/// Run a stream's handler to its end, within the stream's deadline and with its
+/// context readable, then end the stream with the handler's outcome (unless the
+/// handler ended it itself): a plain end for success, the error's status and text
+/// otherwise (504 for a deadline that passed). The outcome, for the transport's log.
+pub(crate) async fn run_stream<S: Service>(
+    service: std::sync::Arc<S>,
+    ordinal: u32,
+    open: Bytes,
+    mut io: crate::stream::StreamIo,
+    context: Option<Context>,
+) -> Result<(), CallError> {
+    let end = io.end_handle();
+    let handler = std::sync::Arc::clone(&service).stream(ordinal, open, io);
+    let result = match context {
+        None => handler.await,
+        Some(context) => match context.deadline() {
+            None => context.scope(handler).await,
+            Some(deadline) => match timeout_at(deadline, context.scope(handler)).await {
+                Ok(result) => result,
+                Err(_) => {
+                    service.runtime_answered(ordinal, Status::DEADLINE_EXCEEDED);
+                    Err(CallError::new(
+                        Status::DEADLINE_EXCEEDED,
+                        "deadline exceeded: the stream's deadline passed",
+                    ))
+                }
+            },
+        },
+    };
+    match &result {
+        Ok(()) => end.end(None),
+        Err(e) => {
+            let mut text = String::new();
+            e.write_body(&mut text);
+            end.end(Some((e.status, &text)));
+        }
+    }
+    result
 }

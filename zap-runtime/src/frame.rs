@@ -56,10 +56,14 @@ pub enum Direction {
     StreamOpen = 3,
     StreamMessage = 4,
     StreamEnd = 5,
+    /// The caller gave up on a call: `[promiseID u32]`. A server stops the call's
+    /// handler and answers it 499; runtimes that do not know it ignore it (the Go
+    /// runtime ignores every unknown direction).
+    Cancel = 6,
 }
 
 impl Direction {
-    /// The direction for a wire byte, if it is one of 1..=5.
+    /// The direction for a wire byte, if it is one of 1..=6.
     pub fn from_byte(b: u8) -> Option<Direction> {
         Some(match b {
             1 => Direction::Request,
@@ -67,6 +71,7 @@ impl Direction {
             3 => Direction::StreamOpen,
             4 => Direction::StreamMessage,
             5 => Direction::StreamEnd,
+            6 => Direction::Cancel,
             _ => return None,
         })
     }

@@ -648,6 +648,13 @@ impl<S: Service> Service for Metered<S> {
         self.counted(ordinal, self.service.call(ordinal, payload, out))
     }
 
+    /// Counted as an error answer with its status (`zap_call_errors_total`).
+    fn runtime_answered(&self, ordinal: u32, status: crate::rpc::Status) {
+        let labels = (self.method(ordinal).0, [("status", status.0)]);
+        self.recorder.metrics.0.errors.get_or_create(&labels).inc();
+        self.service.runtime_answered(ordinal, status);
+    }
+
     /// Passes the owned payload on, so that a handler's `<method>_owned` runs behind
     /// the metrics as without them.
     #[inline]

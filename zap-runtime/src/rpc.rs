@@ -158,6 +158,43 @@ fn encode_envelope(b: &mut Builder, write: impl FnOnce(&mut Builder)) -> Result<
     b.finish_with_flags(RPC_FLAGS)
 }
 
+/// Bytes of a response envelope before its body: the message header and the response
+/// object (a non-empty body follows right after it).
+pub const RESPONSE_HEAD: usize = crate::HEADER_SIZE + response::SIZE;
+
+/// The response envelope for `status`, `promise_id` and a body of `body_len` bytes, up
+/// to its body: what every server writes before the body, so that the servers' answers
+/// have one writer (`Response::encode` is the builder-based reference it is tested
+/// against). `None` when the message would not fit a u32 size.
+#[cfg_attr(not(feature = "server"), allow(dead_code))]
+pub(crate) fn response_head(
+    status: Status,
+    promise_id: u32,
+    body_len: usize,
+) -> Option<[u8; RESPONSE_HEAD]> {
+    const ROOT: usize = crate::HEADER_SIZE;
+    let message = u32::try_from(RESPONSE_HEAD.checked_add(body_len)?).ok()?;
+    let body = u32::try_from(body_len).ok()?;
+    let mut head = [0u8; RESPONSE_HEAD];
+    crate::wire::Header {
+        version: crate::VERSION2,
+        flags: RPC_FLAGS,
+        root: ROOT as u32,
+        size: message,
+    }
+    .write(&mut head);
+    let mut put = |at: usize, bytes: &[u8]| head[at..at + bytes.len()].copy_from_slice(bytes);
+    put(ROOT + response::STATUS, &status.0.to_le_bytes());
+    put(ROOT + response::PROMISE_ID, &promise_id.to_le_bytes());
+    if body_len != 0 {
+        // The body's slot holds the distance from itself to the body.
+        let rel = (RESPONSE_HEAD - (ROOT + response::BODY)) as u32;
+        put(ROOT + response::BODY, &rel.to_le_bytes());
+        put(ROOT + response::BODY + 4, &body.to_le_bytes());
+    }
+    Some(head)
+}
+
 /// An answer: status, the promise it resolves, and the body (borrowed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Response<'a> {

@@ -271,6 +271,14 @@ pub trait Service: Send + Sync + 'static {
         async move { Err(CallError::unknown_method(Self::NAME, ordinal)) }
     }
 
+    /// The runtime answered a call (or ended a stream) of method `ordinal` with `status`
+    /// itself, not the handler: the server was over its load limit (503), the
+    /// deadline passed (504). The default does nothing; `metrics::Metered` counts it
+    /// among the method's errors.
+    fn runtime_answered(&self, ordinal: u32, status: Status) {
+        let _ = (ordinal, status);
+    }
+
     /// Look a method up by its JSON-RPC name.
     fn method_by_json_name(name: &str) -> Option<&'static MethodInfo> {
         Self::METHODS.iter().find(|m| m.json_name == name)

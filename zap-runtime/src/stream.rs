@@ -9,11 +9,15 @@
 //!   capability is checked as for a call.
 //! * **dir 4, message**: `[stream id u32 LE][message]`, in either direction.
 //! * **dir 5, end**: `[stream id u32 LE]`: the sender will send no more messages on this
-//!   stream (a half-close). A stream is over when both sides have sent theirs.
+//!   stream (a half-close). A stream is over when both sides have sent theirs. The
+//!   server's end may carry the stream's outcome after the id, `[status u32 LE][text]`,
+//!   as a call's answer would: a handler's error, a refusal, a deadline that passed
+//!   (the Go runtime reads the id and ignores what follows). An end without one, or
+//!   with status 200, is a stream that finished.
 //!
-//! The wire has no status, no reset and no flow control for streams: a server that
-//! refuses a stream (unknown method, no capability, too many streams) ends it at once,
-//! and each stream's messages wait in a bounded queue on the receiving side; when it is
+//! The wire has no reset and no flow control for streams: a server that refuses a
+//! stream (unknown method, no capability, too many streams) ends it at once with the
+//! refusal's status, and each stream's messages wait in a bounded queue on the receiving side; when it is
 //! full the connection stops reading until the handler takes one (the Go runtime does
 //! the same), which is why one stream's slow reader can delay the others on its
 //! connection. A client that stops listening half-closes its side; the server's side
@@ -50,6 +54,9 @@ pub const MESSAGE_OVERHEAD: u32 = 1 + 4;
 
 /// Bytes of stream frames a connection buffers for writing before senders wait.
 pub(crate) const OUTBOX_LIMIT: usize = 256 << 10;
+
+/// The longest text an end frame's outcome carries; a longer one is cut.
+pub const MAX_OUTCOME_TEXT: usize = 1024;
 
 /// How a method exchanges messages: one request and one answer, or a stream.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -94,12 +101,44 @@ pub enum StreamError {
     /// A message to send is larger than a frame may be.
     #[error("stream message of {len} bytes is over the limit of {limit} bytes")]
     TooLarge { len: usize, limit: usize },
+    /// The peer ended the stream with an outcome other than success: the handler's
+    /// error, a refusal, or a deadline that passed (status 504). For an application
+    /// error (status 32010..=32099) `message` is its message.
+    #[error("the stream ended with status {status}: {message}")]
+    Ended {
+        status: crate::rpc::Status,
+        message: String,
+    },
+}
+
+impl StreamError {
+    /// The outcome of an end frame's bytes after the stream id: `None` for a stream
+    /// that finished (no outcome, or status 200).
+    #[cfg_attr(not(any(feature = "client", feature = "http")), allow(dead_code))]
+    pub(crate) fn from_outcome(outcome: &[u8]) -> Option<StreamError> {
+        let (status, text) = outcome.split_first_chunk::<4>()?;
+        let status = crate::rpc::Status(u32::from_le_bytes(*status));
+        if status == crate::rpc::Status::OK {
+            return None;
+        }
+        let message = match crate::AppCode::from_status(status) {
+            Some(code) => crate::AppError::from_body(code, text).message.into_owned(),
+            None => String::from_utf8_lossy(text).into_owned(),
+        };
+        Some(StreamError::Ended { status, message })
+    }
+
+    /// Whether the stream ended because its deadline passed.
+    pub fn is_deadline_exceeded(&self) -> bool {
+        matches!(self, StreamError::Ended { status, .. } if *status == crate::rpc::Status::DEADLINE_EXCEEDED)
+    }
 }
 
 impl From<StreamError> for CallError {
     fn from(e: StreamError) -> Self {
         match e {
             StreamError::Decode { .. } => CallError::bad_request(e.to_string()),
+            StreamError::Ended { status, message } => CallError::new(status, message),
             _ => CallError::internal(e.to_string()),
         }
     }
@@ -112,6 +151,10 @@ impl From<StreamError> for ClientError {
             StreamError::Decode { error, .. } => ClientError::Decode(error),
             StreamError::Build(e) => ClientError::Build(e),
             StreamError::TooLarge { .. } => ClientError::Protocol(e.to_string()),
+            StreamError::Ended { status, message } => match crate::AppCode::from_status(status) {
+                Some(code) => ClientError::App(crate::AppError::new(code, message)),
+                None => ClientError::Status { status, message },
+            },
         }
     }
 }
@@ -123,6 +166,9 @@ pub(crate) enum Incoming {
     Message(Bytes),
     /// The peer's end (dir 5).
     End,
+    /// The peer's end with an outcome other than success.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Failed(StreamError),
 }
 
 /// Counters a stream bumps for every message, when the server records metrics.
@@ -156,15 +202,38 @@ impl StreamIo {
             inbound: Inbound {
                 rx,
                 ended: false,
+                #[cfg(feature = "client")]
+                deadline: None,
                 counters: Counters::default(),
             },
             outbound: Outbound {
                 id,
                 outbox,
-                ended: false,
+                ended: Arc::new(AtomicBool::new(false)),
+                end_on_drop: true,
                 counters: Counters::default(),
             },
         }
+    }
+
+    /// The stream's end, for the transport that runs its handler: the handler's
+    /// dropped sender no longer ends the stream; the transport does, with the
+    /// handler's outcome, through the handle (unless the handler ended it itself).
+    #[cfg_attr(not(any(feature = "server", feature = "jsonrpc")), allow(dead_code))]
+    pub(crate) fn end_handle(&mut self) -> EndHandle {
+        self.outbound.end_on_drop = false;
+        EndHandle {
+            id: self.outbound.id,
+            outbox: Arc::clone(&self.outbound.outbox),
+            ended: Arc::clone(&self.outbound.ended),
+        }
+    }
+
+    /// Give up waiting for the peer at `deadline`: the receiving half then fails with
+    /// status 504 (a stream opened with a deadline, on the side that opened it).
+    #[cfg(feature = "client")]
+    pub(crate) fn set_deadline(&mut self, deadline: tokio::time::Instant) {
+        self.inbound.deadline = Some(deadline);
     }
 
     /// Count every message both ways in `counters` (as well as in those already set:
@@ -191,6 +260,9 @@ impl StreamIo {
 pub struct Inbound {
     rx: mpsc::Receiver<Incoming>,
     ended: bool,
+    /// The stream's deadline, on the side that opened it with one.
+    #[cfg(feature = "client")]
+    deadline: Option<tokio::time::Instant>,
     counters: Counters,
 }
 
@@ -215,12 +287,29 @@ impl Counters {
 
 impl Inbound {
     /// The next message; `Ok(None)` once the peer ended its side; an error if the
-    /// connection closed first.
+    /// connection closed first, if the peer ended the stream with an error
+    /// ([`StreamError::Ended`]), or if the stream's deadline passed.
     pub async fn next(&mut self) -> Result<Option<Bytes>, StreamError> {
         if self.ended {
             return Ok(None);
         }
-        match self.rx.recv().await {
+        #[cfg(feature = "client")]
+        let next = match self.deadline {
+            None => self.rx.recv().await,
+            Some(deadline) => match tokio::time::timeout_at(deadline, self.rx.recv()).await {
+                Ok(next) => next,
+                Err(_) => {
+                    self.ended = true;
+                    return Err(StreamError::Ended {
+                        status: crate::rpc::Status::DEADLINE_EXCEEDED,
+                        message: "deadline exceeded: the stream's deadline passed".into(),
+                    });
+                }
+            },
+        };
+        #[cfg(not(feature = "client"))]
+        let next = self.rx.recv().await;
+        match next {
             Some(Incoming::Message(msg)) => {
                 self.counters.bump(|c| &c.messages_in);
                 Ok(Some(msg))
@@ -228,6 +317,10 @@ impl Inbound {
             Some(Incoming::End) => {
                 self.ended = true;
                 Ok(None)
+            }
+            Some(Incoming::Failed(e)) => {
+                self.ended = true;
+                Err(e)
             }
             None => {
                 self.ended = true;
@@ -245,14 +338,18 @@ impl Inbound {
 pub struct Outbound {
     id: u32,
     outbox: Arc<Outbox>,
-    ended: bool,
+    /// Shared with the transport's [`EndHandle`], where it has one.
+    ended: Arc<AtomicBool>,
+    /// Whether dropping the half ends the stream (the opener's); a handler's stream is
+    /// ended by its transport, with the handler's outcome.
+    end_on_drop: bool,
     counters: Counters,
 }
 
 impl Outbound {
     /// Send one message, waiting while the connection's write buffer is full.
     pub async fn send(&mut self, message: &[u8]) -> Result<(), StreamError> {
-        if self.ended {
+        if self.ended.load(Ordering::Relaxed) {
             return Err(StreamError::Closed("this side of the stream ended".into()));
         }
         self.outbox.push(self.id, message).await?;
@@ -262,9 +359,8 @@ impl Outbound {
 
     /// End this side of the stream (dir 5). Later sends fail.
     pub fn end(&mut self) {
-        if !self.ended {
-            self.ended = true;
-            self.outbox.push_end(self.id);
+        if !self.ended.swap(true, Ordering::AcqRel) {
+            self.outbox.push_end(self.id, None);
         }
     }
 
@@ -281,7 +377,29 @@ impl Outbound {
 
 impl Drop for Outbound {
     fn drop(&mut self) {
-        self.end();
+        if self.end_on_drop {
+            self.end();
+        }
+    }
+}
+
+/// Ends a stream whose handler a transport runs, with the handler's outcome.
+#[derive(Debug)]
+#[cfg_attr(not(any(feature = "server", feature = "jsonrpc")), allow(dead_code))]
+pub(crate) struct EndHandle {
+    id: u32,
+    outbox: Arc<Outbox>,
+    ended: Arc<AtomicBool>,
+}
+
+#[cfg_attr(not(any(feature = "server", feature = "jsonrpc")), allow(dead_code))]
+impl EndHandle {
+    /// End the stream (unless its handler did): with no outcome for success, or with
+    /// a status and its text.
+    pub(crate) fn end(&self, outcome: Option<(crate::rpc::Status, &str)>) {
+        if !self.ended.swap(true, Ordering::AcqRel) {
+            self.outbox.push_end(self.id, outcome);
+        }
     }
 }
 
@@ -446,11 +564,30 @@ impl Outbox {
         }
     }
 
-    /// Append a dir-5 frame for stream `id` now (an end is 9 bytes: it does not wait).
-    pub(crate) fn push_end(&self, id: u32) {
+    /// Append a dir-5 frame for stream `id` now, with the stream's outcome when it is
+    /// not a success (`[status u32][text]` after the id; the text is cut to
+    /// [`MAX_OUTCOME_TEXT`] bytes, so an end never waits for room).
+    pub(crate) fn push_end(&self, id: u32, outcome: Option<(crate::rpc::Status, &str)>) {
         let mut state = self.lock();
         if state.closed_why.is_none() {
-            put_frame(&mut state.frames, Direction::StreamEnd, id, &[]);
+            match outcome {
+                None => put_frame(&mut state.frames, Direction::StreamEnd, id, &[]),
+                Some((status, text)) => {
+                    let mut cut = text.len().min(MAX_OUTCOME_TEXT);
+                    while !text.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    let mut body = [0u8; 4 + MAX_OUTCOME_TEXT];
+                    body[..4].copy_from_slice(&status.0.to_le_bytes());
+                    body[4..4 + cut].copy_from_slice(&text.as_bytes()[..cut]);
+                    put_frame(
+                        &mut state.frames,
+                        Direction::StreamEnd,
+                        id,
+                        &body[..4 + cut],
+                    );
+                }
+            }
             drop(state);
             self.ready.notify_one();
         }

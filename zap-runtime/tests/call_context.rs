@@ -532,3 +532,87 @@ async fn json_rpc_over_http_sheds_load() {
     assert_eq!(answer["result"], json!({"value": 3}), "{answer}");
     server.shutdown().await;
 }
+
+/// A `[len 5][dir 6][promiseID]` cancel frame.
+fn cancel(promise_id: u32) -> Vec<u8> {
+    frame(Direction::Cancel, &promise_id.to_le_bytes())
+}
+
+#[tokio::test]
+async fn a_slow_call_runs_beside_later_calls_and_a_cancel_frame_drops_it() {
+    let hop = Arc::new(Hop::default());
+    let (addr, stop) = serve(Arc::clone(&hop), ServerConfig::default()).await;
+    let mut raw = Raw::connect(addr).await;
+    raw.send(&frame_with(WAIT, 1, &request(10_000), b"")).await;
+    // Calls after it on the same connection are answered while it runs.
+    for id in 2..6 {
+        raw.send(&frame_with(WAIT, id, &request(1), b"")).await;
+        assert_eq!(raw.answer().await.unwrap(), (Status::OK, id, request(1)));
+    }
+    assert_eq!(hop.started.load(Ordering::SeqCst), 5);
+    assert_eq!(hop.dropped.load(Ordering::SeqCst), 0);
+    // A cancel for a call that is not running (answered, or never sent) is ignored.
+    raw.send(&cancel(2)).await;
+    raw.send(&cancel(77)).await;
+    raw.send(&cancel(1)).await;
+    let (status, id, body) = raw.answer().await.expect("the cancelled call's answer");
+    assert_eq!((status, id), (Status::CANCELLED, 1));
+    assert!(String::from_utf8_lossy(&body).starts_with("cancelled"));
+    assert_eq!(
+        hop.dropped.load(Ordering::SeqCst),
+        1,
+        "the handler was dropped"
+    );
+    // A cancel frame too short to name a call is dropped, the connection kept.
+    raw.send(&frame(Direction::Cancel, &[1, 2])).await;
+    raw.send(&frame_with(WAIT, 9, &request(1), b"")).await;
+    assert_eq!(raw.answer().await.unwrap().1, 9);
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn a_dropped_call_is_cancelled_on_the_server_while_others_go_on() {
+    let hop = Arc::new(Hop::default());
+    let (addr, stop) = serve(Arc::clone(&hop), ServerConfig::default()).await;
+    let client = Client::connect(addr).await.unwrap();
+    let slow = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call(WAIT, &request(10_000)).await })
+    };
+    crate::server_support::until("the slow handler runs", || {
+        hop.started.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    // The same connection serves other calls meanwhile.
+    for _ in 0..10 {
+        client.call(WAIT, &request(1)).await.unwrap();
+    }
+    assert_eq!(hop.dropped.load(Ordering::SeqCst), 0);
+    // The caller drops its call: the client tells the server, which drops the handler.
+    slow.abort();
+    assert!(slow.await.unwrap_err().is_cancelled());
+    crate::server_support::until("the slow handler is dropped", || {
+        hop.dropped.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    client.call(WAIT, &request(1)).await.unwrap();
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn calls_read_before_the_peer_closes_its_side_are_answered() {
+    use tokio::io::AsyncWriteExt;
+    let hop = Arc::new(Hop::default());
+    let (addr, stop) = serve(Arc::clone(&hop), ServerConfig::default()).await;
+    let mut raw = Raw::connect(addr).await;
+    raw.send(&frame_with(WAIT, 1, &request(200), b"")).await;
+    raw.send(&frame_with(WAIT, 2, &request(1), b"")).await;
+    // A half-close: the peer sends nothing more, and still reads its answers.
+    raw.stream.shutdown().await.unwrap();
+    let mut ids = vec![raw.answer().await.unwrap().1, raw.answer().await.unwrap().1];
+    ids.sort();
+    assert_eq!(ids, [1, 2]);
+    assert!(raw.is_closed_by_server().await);
+    assert_eq!(hop.dropped.load(Ordering::SeqCst), 0);
+    stop.cancel();
+}

@@ -1211,7 +1211,7 @@ fn model_step(buf: &[u8], max: u32) -> Step {
     let Some(&dir) = buf.get(4) else {
         return Step::Need;
     };
-    if !(1..=5).contains(&dir) {
+    if !(1..=6).contains(&dir) {
         return Step::BadDir;
     }
     if buf.len() < 4 + len as usize {
@@ -1282,7 +1282,7 @@ fn feed(max: u32, stream: &[u8], cuts: &[usize]) -> (Frames, Result<usize, Frame
                             (Step::TooLarge, offset)
                         }
                         FrameError::UnknownDirection { offset, dir } => {
-                            assert!(!(1..=5).contains(&dir));
+                            assert!(!(1..=6).contains(&dir));
                             (Step::BadDir, offset)
                         }
                         FrameError::EnvelopeTooLarge { .. } => panic!("decoder gave {e}"),
@@ -1417,7 +1417,7 @@ proptest! {
         let mut buf = len.to_le_bytes().to_vec();
         buf.push(dir);
         let got = dec.decode(&buf);
-        if (1..=5).contains(&dir) {
+        if (1..=6).contains(&dir) {
             prop_assert_eq!(got.map(|f| f.is_some()), Ok(len == 1));
         } else {
             prop_assert_eq!(got, Err(FrameError::UnknownDirection { offset: 0, dir }));

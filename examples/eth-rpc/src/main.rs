@@ -189,6 +189,11 @@ struct Args {
     /// call); a larger result cannot be pipelined on; 0 turns pipelining off.
     #[arg(long, value_name = "BYTES", default_value_t = 64 << 10)]
     zap_pipeline_bytes: usize,
+    /// Most calls running at once over every port together; a call past it is answered
+    /// "overloaded" at once (ZAP status 503, JSON-RPC -32006) without running, so that
+    /// a balancer can send it elsewhere. 0: no limit.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    max_calls_in_flight: usize,
 }
 
 impl Args {
@@ -302,6 +307,15 @@ async fn run(args: Args) -> std::io::Result<()> {
     config.zap.max_streams = args.zap_max_streams;
     config.zap.pipeline_results = args.zap_pipeline_results;
     config.zap.pipeline_bytes = args.zap_pipeline_bytes;
+    if args.max_calls_in_flight != 0 {
+        // One limit shared by every port.
+        let limit = zap_runtime::shed::LoadLimit::new(args.max_calls_in_flight);
+        config.zap.load_limit = Some(limit.clone());
+        config.http.load_limit = Some(limit.clone());
+        if let Some(quic) = &mut config.quic {
+            quic.config.load_limit = Some(limit);
+        }
+    }
     let block_time = seconds(args.block_time)?;
     if !block_time.is_zero() {
         config.handler = config.handler.with_block_time(block_time);

@@ -198,10 +198,13 @@ async fn capabilities_are_checked_per_call_and_per_stream_open() {
     );
     assert_eq!(status(none.chain_id().await), Status::UNAUTHORIZED);
     let mut heads = none.new_heads(&HeadsRequest { count: 2 }).await.unwrap();
-    assert!(
-        heads.next().await.unwrap().is_none(),
-        "a refused stream ends at once, with no message"
-    );
+    // A refused stream is reset with its status as the code.
+    match heads.next().await {
+        Err(zap_runtime::stream::StreamError::Ended { status, .. }) => {
+            assert_eq!(status, Status::UNAUTHORIZED)
+        }
+        other => panic!("a refused stream ends at once with 401, not {other:?}"),
+    }
 
     // A forged one: signed by another key, its Issuer rewritten to the trusted one's.
     let stranger = SigningKey::from_secret(Scheme::Ed25519, &[9; 32]).unwrap();
@@ -701,4 +704,44 @@ async fn our_quic_client_against_the_go_server() {
     }
     echo.outbound.end();
     assert_eq!(echo.inbound.next().await.unwrap(), None);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_ends_a_quic_stream_and_bounds_a_call() {
+    use zap_runtime::context::CallOptions;
+    let pki = pki::Pki::new();
+    let server = serve(&pki, &["--block-time", "0.2"]).await;
+    let quic = server.quic.expect("a QUIC address in the log");
+    let client = EthClient::new(connect(&pki, quic).await);
+    // Endless heads, under a deadline: a few arrive, then the stream ends with 504
+    // (from the server's reset, or this side's own clock, whichever is first).
+    let mut heads = CallOptions::new()
+        .deadline_in(Duration::from_millis(700))
+        .scope(client.new_heads(&HeadsRequest { count: 0 }))
+        .await
+        .unwrap();
+    let mut seen = 0;
+    let err = loop {
+        match heads.next().await {
+            Ok(Some(_)) => seen += 1,
+            Ok(None) => panic!("an endless stream ended without its deadline"),
+            Err(e) => break e,
+        }
+    };
+    assert!(err.is_deadline_exceeded(), "{err}");
+    assert!(seen >= 1, "the head arrives before the deadline");
+    // A call within its deadline is answered; the connection goes on.
+    let answer = CallOptions::new()
+        .deadline_in(Duration::from_secs(5))
+        .scope(client.chain_id())
+        .await
+        .unwrap();
+    assert_eq!(answer.chain_id, eth_rpc::CHAIN_ID);
+    // A call whose deadline has passed is not run: the server answers 504.
+    let err = CallOptions::new()
+        .deadline_in(Duration::ZERO)
+        .scope(client.chain_id())
+        .await
+        .unwrap_err();
+    assert!(err.is_deadline_exceeded(), "{err}");
 }

@@ -123,7 +123,7 @@ pub fn model_frame_step(buf: &[u8], max: u32) -> Step {
     let Some(&dir) = buf.get(4) else {
         return Step::Need;
     };
-    if !(1..=5).contains(&dir) {
+    if !(1..=6).contains(&dir) {
         return Step::BadDir;
     }
     if (buf.len() as u64) < 4 + u64::from(len) {

@@ -125,7 +125,29 @@ fn reader(v: &Vectors) -> Vec<Vec<u8>> {
 }
 
 fn envelope(v: &Vectors) -> Vec<Vec<u8>> {
-    [&v.requests[..], &v.responses[..], &v.messages[..]].concat()
+    // Each request again with a call context extension after it (a deadline and two
+    // pairs), as a frame carries one.
+    let mut metadata = zap_runtime::context::Metadata::new();
+    metadata
+        .insert("request-id", &b"7f3a"[..])
+        .expect("a valid pair");
+    metadata
+        .insert("bin", &[0u8, 255][..])
+        .expect("a valid pair");
+    let extended = v.requests.iter().map(|r| {
+        let mut r = r.clone();
+        zap_runtime::context::write_extension(
+            &mut r,
+            Some(std::time::Duration::from_millis(2500)),
+            &metadata,
+        );
+        r
+    });
+    [&v.requests[..], &v.responses[..], &v.messages[..]]
+        .concat()
+        .into_iter()
+        .chain(extended)
+        .collect()
 }
 
 /// A frame of spec §6: length (direction byte included), direction, envelope.

@@ -10,6 +10,7 @@ use super::shared::{Failure, Shared};
 use crate::frame::{Direction, FrameDecode, FrameDecoder};
 use crate::frame_reader::FrameReader;
 use crate::rpc::Response;
+use crate::stream::StreamError;
 
 /// What a client reads in a frame.
 pub(crate) enum Received<'a> {
@@ -22,7 +23,7 @@ pub(crate) enum Received<'a> {
     /// dir 4: a message on one of our streams.
     StreamMessage { id: u32, message: &'a [u8] },
     /// dir 5: the server ended its side of a stream.
-    StreamEnd(u32),
+    StreamEnd(u32, Option<StreamError>),
     /// A stream frame too short to name its stream: dropped, as the Go runtime does.
     Ignored,
 }
@@ -45,7 +46,7 @@ impl ResponseFrames for FrameDecoder {
                 None => Received::Ignored,
             }),
             Direction::StreamEnd => Ok(match frame.stream_body() {
-                Some((id, _)) => Received::StreamEnd(id),
+                Some((id, outcome)) => Received::StreamEnd(id, StreamError::from_outcome(outcome)),
                 None => Received::Ignored,
             }),
             dir => Err(Failure::Protocol(format!(
@@ -192,7 +193,7 @@ enum Routed {
         id: u32,
         message: std::ops::Range<usize>,
     },
-    StreamEnd(u32),
+    StreamEnd(u32, Option<StreamError>),
     Ignored,
 }
 
@@ -215,7 +216,7 @@ fn dispatch_frames<D: ResponseFrames>(
                     id,
                     message: within.range(message),
                 },
-                Received::StreamEnd(id) => Routed::StreamEnd(id),
+                Received::StreamEnd(id, outcome) => Routed::StreamEnd(id, outcome),
                 Received::Ignored => Routed::Ignored,
             })
         })
@@ -229,8 +230,8 @@ fn dispatch_frames<D: ResponseFrames>(
                 }
                 continue;
             }
-            Routed::StreamEnd(id) => {
-                if let Some(blocked) = shared.stream_end(id) {
+            Routed::StreamEnd(id, outcome) => {
+                if let Some(blocked) = shared.stream_end(id, outcome) {
                     return Ok(Some(blocked));
                 }
                 continue;

@@ -374,7 +374,11 @@ impl Client {
         let deadline = Instant::now() + wait;
         let shared = &self.inner.shared;
         let answer = shared.register(promise_id)?;
-        let _abandon = Abandon { shared, promise_id };
+        let mut abandon = Abandon {
+            shared,
+            promise_id,
+            tell: None,
+        };
         match timeout_at(deadline, self.inner.queue.send(frame)).await {
             Err(_) => return Err(timed_out),
             Ok(Err(_)) => {
@@ -383,6 +387,10 @@ impl Client {
                 ))
             }
             Ok(Ok(())) => {}
+        }
+        // Sent: a caller that stops waiting from here on tells the server (RPC framing).
+        if self.inner.config.framing == Framing::Rpc {
+            abandon.tell = Some(&self.inner.queue);
         }
         match timeout_at(deadline, answer).await {
             Err(_) => Err(timed_out),
@@ -410,8 +418,23 @@ impl Client {
             cap: &self.inner.config.cap,
             payload: open,
         };
-        let frame = request_frame(&request, FrameHead::StreamOpen, None)?;
-        let io = self.inner.shared.open_stream(id)?;
+        // A deadline and metadata travel with the open as with a call; the stream then
+        // ends on both sides when the deadline passes.
+        let (frame, budget) = CallOptions::with_outgoing(
+            self.inner.config.deadline,
+            |budget, metadata| -> Result<_, ClientError> {
+                let extension =
+                    (budget.is_some() || !metadata.is_empty()).then_some((budget, metadata));
+                Ok((
+                    request_frame(&request, FrameHead::StreamOpen, extension)?,
+                    budget,
+                ))
+            },
+        )?;
+        let mut io = self.inner.shared.open_stream(id)?;
+        if let Some(budget) = budget {
+            io.set_deadline(Instant::now() + budget);
+        }
         let sent = timeout(self.inner.config.call_timeout, self.inner.queue.send(frame)).await;
         match sent {
             Ok(Ok(())) => Ok(io),
@@ -540,16 +563,34 @@ fn request_frame(
     Ok(out)
 }
 
-/// Removes a caller's table entry if it stops waiting before its answer arrives.
+/// Removes a caller's table entry if it stops waiting before its answer arrives (its
+/// future dropped, its timeout or deadline passed), and then, once the call was sent,
+/// tells the server with a cancel frame (dir 6) so that it stops the handler. The frame
+/// is queued without waiting: when the writer's queue is full it is not sent, and the
+/// server answers the call for nobody.
 struct Abandon<'a> {
     shared: &'a Shared,
     promise_id: u32,
+    tell: Option<&'a mpsc::Sender<Vec<u8>>>,
 }
 
 impl Drop for Abandon<'_> {
     fn drop(&mut self) {
-        self.shared.abandon(self.promise_id);
+        if self.shared.abandon(self.promise_id) {
+            if let Some(queue) = self.tell {
+                let _ = queue.try_send(cancel_frame(self.promise_id));
+            }
+        }
     }
+}
+
+/// `[len 5][dir 6][promiseID]`: the caller gave up on call `promise_id`.
+fn cancel_frame(promise_id: u32) -> Vec<u8> {
+    let mut frame = Vec::with_capacity(FRAME_HEADER + 4);
+    frame.extend_from_slice(&5u32.to_le_bytes());
+    frame.push(Direction::Cancel as u8);
+    frame.extend_from_slice(&promise_id.to_le_bytes());
+    frame
 }
 
 impl Transport for Client {

@@ -107,10 +107,18 @@ impl Shared {
         }
     }
 
-    /// The server ended its side of stream `id`.
-    pub(crate) fn stream_end(&self, id: u32) -> Option<Blocked> {
+    /// The server ended its side of stream `id`, with its outcome when it failed.
+    pub(crate) fn stream_end(
+        &self,
+        id: u32,
+        outcome: Option<crate::stream::StreamError>,
+    ) -> Option<Blocked> {
         let tx = self.lock().streams.remove(&id)?;
-        match tx.try_send(Incoming::End) {
+        let end = match outcome {
+            None => Incoming::End,
+            Some(e) => Incoming::Failed(e),
+        };
+        match tx.try_send(end) {
             Err(mpsc::error::TrySendError::Full(item)) => Some((tx, item)),
             _ => None,
         }
@@ -135,12 +143,15 @@ impl Shared {
         Ok(rx)
     }
 
-    /// Forget the caller of `id` if it stopped waiting (timed out or dropped its call).
-    pub(crate) fn abandon(&self, id: u32) {
+    /// Forget the caller of `id` if it stopped waiting (timed out or dropped its call);
+    /// whether it had (so the call is unanswered, and the server may be told).
+    pub(crate) fn abandon(&self, id: u32) -> bool {
         let mut state = self.lock();
         if state.pending.get(&id).is_some_and(|tx| tx.is_closed()) {
             state.pending.remove(&id);
+            return true;
         }
+        false
     }
 
     /// Hand an answer to the caller of `id` (its body shares the read buffer: no copy);

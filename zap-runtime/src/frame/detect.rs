@@ -35,7 +35,7 @@ pub enum Framing {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error(
     "the first frame has byte {byte:#04x} after its length word: neither an RPC direction \
-     (1..=5) nor the start of a NodeID handshake (0x5a, the ZAP magic)"
+     (1..=6) nor the start of a NodeID handshake (0x5a, the ZAP magic)"
 )]
 pub struct UnknownFraming {
     pub byte: u8,
@@ -71,10 +71,10 @@ mod tests {
         assert_eq!(detect(&[80, 0, 0]), Ok(None));
         assert_eq!(detect(&[80, 0, 0, 0]), Ok(None));
         assert_eq!(detect(&[80, 0, 0, 0, b'Z', b'A']), Ok(Some(Framing::Node)));
-        for dir in 1..=5 {
+        for dir in 1..=6 {
             assert_eq!(detect(&[80, 0, 0, 0, dir]), Ok(Some(Framing::Rpc)));
         }
-        for byte in [0, 6, 90 - 1, 91, 255] {
+        for byte in [0, 7, 90 - 1, 91, 255] {
             assert_eq!(detect(&[80, 0, 0, 0, byte]), Err(UnknownFraming { byte }));
         }
         // Any other length is not a handshake: RPC, whatever follows.

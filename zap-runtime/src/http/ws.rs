@@ -241,7 +241,8 @@ impl<S: Service> Subscriptions for Live<S> {
         let id = self.next_id;
         let (tx, rx) = queue(1);
         let io = StreamIo::new(id, rx, Arc::clone(&self.outbox));
-        let run = Arc::clone(&self.service).stream(method.ordinal, open, io);
+        let run =
+            crate::call::run_stream(Arc::clone(&self.service), method.ordinal, open, io, None);
         let name = method.name;
         let task = self.tasks.spawn(async move {
             if let Err(e) = run.await {
@@ -283,7 +284,18 @@ impl<S> Live<S> {
         let mut json = Vec::new();
         for (dir, id, message) in crate::stream::outbox_frames(frames) {
             if dir == Direction::StreamEnd as u8 {
-                self.entries.remove(&id);
+                // A stream that failed says so in a last notification.
+                let live = self.entries.remove(&id).is_some();
+                if let (true, Some(crate::stream::StreamError::Ended { status, message })) =
+                    (live, crate::stream::StreamError::from_outcome(message))
+                {
+                    let error = RpcError::from_call_error(&crate::CallError::new(status, message));
+                    let mut text = Vec::with_capacity(160);
+                    jsonrpc::error_notification(u64::from(id), &error, &mut text);
+                    if let Ok(text) = String::from_utf8(text) {
+                        out.push(Message::text(text));
+                    }
+                }
                 continue;
             }
             let Some(entry) = self.entries.get(&id) else {

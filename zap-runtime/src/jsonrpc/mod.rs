@@ -17,7 +17,8 @@ mod batch;
 mod subscribe;
 
 pub use subscribe::{
-    notification, subscription_id, Subscriptions, NOTIFICATION, SUBSCRIBE, UNSUBSCRIBE,
+    error_notification, notification, subscription_id, Subscriptions, NOTIFICATION, SUBSCRIBE,
+    UNSUBSCRIBE,
 };
 
 use crate::call::{self, Admit, Admitted, NoPipeline, Outcome, Payload};

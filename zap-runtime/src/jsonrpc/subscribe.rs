@@ -48,6 +48,19 @@ pub fn notification(id: u64, result_json: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(b"}}");
 }
 
+/// The last notification of subscription `id`, whose stream ended with `error`: the
+/// subscription's method with `params: {"subscription": id, "error": {code, message}}`
+/// instead of a result, appended to `out`. Nothing follows it for this subscription.
+pub fn error_notification(id: u64, error: &super::RpcError, out: &mut Vec<u8>) {
+    let value = serde_json::json!({
+        "jsonrpc": "2.0",
+        "method": NOTIFICATION,
+        "params": { "subscription": subscription_id(id), "error": error },
+    });
+    // A JSON value always serializes.
+    let _ = serde_json::to_writer(out, &value);
+}
+
 /// `eth_subscribe` or `eth_unsubscribe`: answered into `out` (the result's JSON).
 pub(super) fn dispatch<S: Service>(
     pool: &BuilderPool,
@@ -175,5 +188,21 @@ mod tests {
                 "params": {"subscription": "0x2a", "result": {"number": "0x1"}},
             })
         );
+    }
+
+    #[test]
+    fn a_failed_subscription_ends_with_an_error_notification() {
+        let mut out = Vec::new();
+        let error = super::super::RpcError::from_call_error(&crate::CallError::new(
+            crate::rpc::Status::DEADLINE_EXCEEDED,
+            "deadline exceeded",
+        ));
+        error_notification(7, &error, &mut out);
+        let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(value["method"], "eth_subscription");
+        assert_eq!(value["params"]["subscription"], "0x7");
+        assert_eq!(value["params"]["error"]["code"], -32004);
+        assert_eq!(value["params"]["error"]["data"]["status"], 504);
+        assert!(value["params"].get("result").is_none());
     }
 }

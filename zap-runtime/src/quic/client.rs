@@ -21,6 +21,9 @@ pub struct QuicClientConfig {
     /// A call without its answer after this long fails with [`ClientError::Timeout`]
     /// (default 30 s).
     pub call_timeout: Duration,
+    /// The deadline of every call and stream, sent to the server (see
+    /// `zap_runtime::context`), as `ClientConfig::deadline` on ZAP/TCP. Default `None`.
+    pub deadline: Option<Duration>,
     /// The handshake must finish within this (default 10 s).
     pub connect_timeout: Duration,
     /// Largest frame accepted from the server (default 64 MiB).
@@ -39,6 +42,7 @@ impl Default for QuicClientConfig {
     fn default() -> Self {
         QuicClientConfig {
             call_timeout: Duration::from_secs(30),
+            deadline: None,
             connect_timeout: Duration::from_secs(10),
             max_frame: super::DEFAULT_MAX_FRAME,
             idle_timeout: Duration::from_secs(30),
@@ -129,13 +133,15 @@ impl QuicClient {
         }
     }
 
-    /// The first frame of a call or stream: `[len][op][request envelope]`.
+    /// The first frame of a call or stream: `[len][op][request envelope]`, followed by
+    /// the call context extension when the call carries a deadline or metadata; and
+    /// the call's budget.
     fn first_frame(
         &self,
         op: u8,
         ordinal: u32,
         payload: &[u8],
-    ) -> Result<(u32, Vec<u8>), ClientError> {
+    ) -> Result<(u32, Vec<u8>, Option<Duration>), ClientError> {
         let id = self.next_id();
         let mut b = Builder::new();
         let envelope = Request {
@@ -146,13 +152,21 @@ impl QuicClient {
             payload,
         }
         .encode(&mut b)?;
-        let mut frame = Vec::with_capacity(envelope.len() + 5);
-        put_frame(&mut frame, Some(op), envelope);
-        Ok((id, frame))
+        let (mut message, budget) =
+            crate::context::CallOptions::with_outgoing(self.config.deadline, |budget, metadata| {
+                let mut message = envelope.to_vec();
+                if budget.is_some() || !metadata.is_empty() {
+                    crate::context::write_extension(&mut message, budget, metadata);
+                }
+                (message, budget)
+            });
+        let mut frame = Vec::with_capacity(message.len() + 5);
+        put_frame(&mut frame, Some(op), &message);
+        message.clear();
+        Ok((id, frame, budget))
     }
 
-    async fn call_inner(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
-        let (id, frame) = self.first_frame(OP_CALL, ordinal, payload)?;
+    async fn call_inner(&self, id: u32, frame: Vec<u8>) -> Result<Vec<u8>, ClientError> {
         let (mut send, mut recv) = self.connection.open_bi().await.map_err(closed)?;
         // The request and its FIN together: a server that reads only the request still
         // completes the stream and returns its credit.
@@ -185,15 +199,24 @@ impl QuicClient {
 }
 
 impl Transport for QuicClient {
+    /// A call; dropping it before its answer resets its QUIC stream, which stops the
+    /// handler on a zapc server.
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
-        let timeout = self.config.call_timeout;
-        tokio::time::timeout(timeout, self.call_inner(ordinal, payload))
+        let (id, frame, budget) = self.first_frame(OP_CALL, ordinal, payload)?;
+        let call_timeout = self.config.call_timeout;
+        let (wait, timed_out) = match budget {
+            Some(budget) if budget <= call_timeout => {
+                (budget, ClientError::DeadlineExceeded(budget))
+            }
+            _ => (call_timeout, ClientError::Timeout(call_timeout)),
+        };
+        tokio::time::timeout(wait, self.call_inner(id, frame))
             .await
-            .map_err(|_| ClientError::Timeout(timeout))?
+            .map_err(|_| timed_out)?
     }
 
     async fn open_stream(&self, ordinal: u32, open: &[u8]) -> Result<StreamIo, ClientError> {
-        let (id, frame) = self.first_frame(OP_STREAM, ordinal, open)?;
+        let (id, frame, budget) = self.first_frame(OP_STREAM, ordinal, open)?;
         let (mut send, recv) = self.connection.open_bi().await.map_err(closed)?;
         send.write_all(&frame)
             .await
@@ -203,7 +226,11 @@ impl Transport for QuicClient {
         let side = Side::client(self.config.max_frame);
         tokio::spawn(super::pump_in(recv, tx, side.clone()));
         tokio::spawn(super::pump_out(Arc::clone(&outbox), send, side));
-        Ok(StreamIo::new(id, rx, outbox))
+        let mut io = StreamIo::new(id, rx, outbox);
+        if let Some(budget) = budget {
+            io.set_deadline(tokio::time::Instant::now() + budget);
+        }
+        Ok(io)
     }
 }
 

@@ -218,6 +218,18 @@ pub(crate) async fn pump_in(mut recv: RecvStream, tx: mpsc::Sender<Incoming>, si
                 let _ = tx.send(Incoming::End).await;
                 return;
             }
+            // The peer reset the stream with a status (a zapc server's stream that
+            // failed): its outcome. Code 0 is the Go runtime's plain refusal.
+            Err(FrameError::Read(quinn::ReadError::Reset(code))) if code.into_inner() != 0 => {
+                let status =
+                    crate::rpc::Status(u32::try_from(code.into_inner()).unwrap_or(u32::MAX));
+                let failed = crate::stream::StreamError::Ended {
+                    status,
+                    message: format!("the peer reset the stream with status {status}"),
+                };
+                let _ = tx.send(Incoming::Failed(failed)).await;
+                return;
+            }
             Err(e) => {
                 tracing::debug!("quic: a stream's input ended: {e}");
                 let _ = recv.stop(REFUSED);
@@ -239,10 +251,11 @@ pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream, side: Si
             continue;
         }
         out.clear();
-        let mut ended = false;
+        let mut ended = None;
         for (dir, _, message) in crate::stream::outbox_frames(&frames) {
             if dir == Direction::StreamEnd as u8 {
-                ended = true;
+                // The outcome, if any: `[status u32][text]`.
+                ended = Some(message.first_chunk::<4>().map(|s| u32::from_le_bytes(*s)));
                 break;
             }
             put_frame(&mut out, None, message);
@@ -252,9 +265,18 @@ pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream, side: Si
             return;
         }
         side.wrote(out.len());
-        if ended {
-            let _ = send.finish();
-            return;
+        match ended {
+            // A stream that failed is reset with its status as the code: QUIC frames
+            // have no room for an outcome the Go runtime would not take as a message.
+            Some(Some(status)) if status != crate::rpc::Status::OK.0 => {
+                let _ = send.reset(VarInt::from_u32(status));
+                return;
+            }
+            Some(_) => {
+                let _ = send.finish();
+                return;
+            }
+            None => {}
         }
     }
 }

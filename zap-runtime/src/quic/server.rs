@@ -12,15 +12,16 @@ use quinn::{Connection, Endpoint, RecvStream, SendStream};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{put_frame, read_first, Side, OP_CALL, OP_STREAM, OUTBOX_LIMIT, REFUSED};
+use super::{read_first, Side, OP_CALL, OP_STREAM, OUTBOX_LIMIT, REFUSED};
 use crate::accept::ServerStats;
 use crate::budget::BufferBudget;
-use crate::call::{self, Admit, NoPipeline, Payload};
-use crate::rpc::{Request, Response, Status, NO_TARGET};
-use crate::service::{Authorizer, Reply, Service};
+use crate::call::{self, NoPipeline, Payload};
+use crate::rpc::{Request, Status};
+use crate::service::{Authorizer, Service};
 use crate::stream::{self, Outbox, StreamIo};
 use crate::tls::ServerTls;
-use crate::{Builder, BuilderPool};
+use crate::BuilderPool;
+use quinn::VarInt;
 
 /// Limits and settings of a [`QuicServer`].
 #[derive(Clone, Debug)]
@@ -310,12 +311,7 @@ async fn answer<S: Service>(
         Err(e) => {
             let text = format!("malformed call context: {e}");
             tracing::debug!("quic: refused a call: {text}");
-            let frame = response_frame(
-                &mut pool.get(),
-                Status::BAD_REQUEST,
-                req.promise_id,
-                text.as_bytes(),
-            );
+            let frame = response_frame(Status::BAD_REQUEST, req.promise_id, text.as_bytes());
             if send.write_all(&frame).await.is_ok() {
                 config.side.wrote(frame.len());
                 let _ = send.finish();
@@ -331,11 +327,15 @@ async fn answer<S: Service>(
     };
     let mut out = pool.get();
     let mut text = String::new();
-    // No pipelining: each call has its own QUIC stream, and no result outlives it.
-    let outcome = call::run(
+    // No pipelining: each call has its own QUIC stream, and no result outlives it. A
+    // caller that gives up resets its stream (STOP_SENDING reaches this side): the
+    // handler is dropped then.
+    let mut admit = config.authorize.as_ref();
+    let mut no_pipeline = NoPipeline;
+    let run = call::run(
         service,
-        &mut config.authorize.as_ref(),
-        &mut NoPipeline,
+        &mut admit,
+        &mut no_pipeline,
         call,
         &mut out,
         &mut text,
@@ -343,47 +343,34 @@ async fn answer<S: Service>(
             context,
             limit: config.load_limit.as_ref(),
         },
-    )
-    .await;
-    let (status, body): (Status, &[u8]) = match outcome {
-        call::Outcome::Refused(status) => (status, text.as_bytes()),
-        call::Outcome::Ran(Ok(Reply::Message)) => (Status::OK, out.as_bytes()),
-        call::Outcome::Ran(Ok(Reply::Empty)) => (Status::OK, &[]),
-        call::Outcome::Ran(Err(e)) => {
-            text.clear();
-            e.write_body(&mut text);
-            (e.status, text.as_bytes())
+    );
+    let outcome = tokio::select! {
+        outcome = run => outcome,
+        _ = send.stopped() => {
+            tracing::debug!(method = req.method, "quic: the caller gave up on a call: its handler is dropped");
+            return;
         }
     };
-    let frame = response_frame(&mut pool.get(), status, req.promise_id, body);
+    let (status, body) = outcome.answer(&out, &mut text);
+    let frame = response_frame(status, req.promise_id, body);
     if send.write_all(&frame).await.is_ok() {
         config.side.wrote(frame.len());
         let _ = send.finish();
     }
 }
 
-/// `[len][response envelope]`, the envelope built in `b`.
-fn response_frame(b: &mut Builder, status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
-    let response = Response {
-        status,
-        promise_id,
-        body,
+/// `[len][response envelope]`.
+fn response_frame(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
+    let Some(head) = crate::rpc::response_head(status, promise_id, body.len()) else {
+        let text = format!("the answer of {} bytes cannot be sent", body.len());
+        return response_frame(Status::INTERNAL, promise_id, text.as_bytes());
     };
-    let mut frame = Vec::new();
-    match response.encode(b) {
-        Ok(envelope) => put_frame(&mut frame, None, envelope),
-        Err(e) => {
-            let text = format!("the answer cannot be sent: {e}");
-            let fallback = Response {
-                status: Status::INTERNAL,
-                promise_id,
-                body: text.as_bytes(),
-            };
-            if let Ok(envelope) = fallback.encode(b) {
-                put_frame(&mut frame, None, envelope);
-            }
-        }
-    }
+    let len = head.len() + body.len();
+    let mut frame = Vec::with_capacity(4 + len);
+    // `len` fits a u32: `response_head` checked the message size.
+    frame.extend_from_slice(&(len as u32).to_le_bytes());
+    frame.extend_from_slice(&head);
+    frame.extend_from_slice(body);
     frame
 }
 
@@ -404,32 +391,32 @@ async fn open_stream<S: Service>(
             return;
         }
     };
-    let end_at_once = |mut send: SendStream, why: &str| {
-        tracing::debug!(method = req.method, "quic: stream refused: {why}");
-        let _ = send.finish();
+    let context = match call::context_after(&envelope, 0..envelope.len()) {
+        Ok(context) => context,
+        Err(e) => {
+            tracing::debug!(
+                method = req.method,
+                "quic: stream refused: malformed call context: {e}"
+            );
+            let _ = send.reset(VarInt::from_u32(Status::BAD_REQUEST.0));
+            return;
+        }
     };
-    let Some(method) = S::method(req.method).filter(|m| m.streaming.is_stream()) else {
-        let why = format!(
-            "{} has no stream method with ordinal {}",
-            S::NAME,
-            req.method
-        );
-        return end_at_once(send, &why);
+    // A refused open is reset with its status as the code (the Go runtime's receiver
+    // sees the stream fail; ours, the status).
+    let method = match call::admit_stream::<S>(
+        &mut config.authorize.as_ref(),
+        req.method,
+        req.target,
+        req.cap,
+    ) {
+        Ok(method) => method,
+        Err((status, why)) => {
+            tracing::debug!(method = req.method, %status, "quic: stream refused: {why}");
+            let _ = send.reset(VarInt::from_u32(status.0));
+            return;
+        }
     };
-    if req.target != NO_TARGET {
-        return end_at_once(
-            send,
-            "a stream cannot be pipelined on a result (Target must be 0)",
-        );
-    }
-    let mut why = String::new();
-    if let Err(status) = config
-        .authorize
-        .as_ref()
-        .admit(req.cap, req.method, &mut why)
-    {
-        return end_at_once(send, &format!("{status}: {why}"));
-    }
     let open = crate::owned::share(&envelope, req.payload);
     let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, config.max_frame));
     let (tx, rx) = stream::queue(config.stream_queue);
@@ -441,13 +428,13 @@ async fn open_stream<S: Service>(
         send,
         config.side.clone(),
     ));
-    if let Err(e) = service.stream(req.method, open, io).await {
+    if let Err(e) = call::run_stream(service, req.method, open, io, context).await {
         tracing::debug!(
             method = name,
             "quic: stream handler ended with an error: {}",
             e.message
         );
     }
-    // The handler's sender is dropped with it, which ends its side: let the rest go out.
+    // The stream's end (with the handler's outcome) is in the outbox: let it go out.
     let _ = out.await;
 }

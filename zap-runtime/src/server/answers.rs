@@ -105,6 +105,15 @@ impl Answers {
         Ok(())
     }
 
+    /// The next answer is framed by `head`, a call's that was begun earlier and ran
+    /// beside later ones (its reqID's duplicate check was made when it began).
+    pub(crate) fn resume(&mut self, head: Head) {
+        if let Head::Node { req_id } = head {
+            self.unflushed.push(req_id);
+        }
+        self.head = head;
+    }
+
     /// How the answer being written is framed.
     pub(crate) fn head(&self) -> Head {
         self.head

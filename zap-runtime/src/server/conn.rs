@@ -1,19 +1,23 @@
 //! One connection: read frames, answer each request in order, flush once per batch.
 
 use std::fmt::Write as _;
+use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context as TaskContext, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::oneshot;
 use tokio::time::{sleep, Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
-use super::answers::Answers;
+use super::answers::{Answers, Head};
 use super::faults::warn_fault;
 use super::framing::{ConnDecoder, ConnError, ConnFrame};
 use super::respond::{put_response, put_response_shared, salvage_promise_id};
@@ -21,11 +25,14 @@ use super::results::{Lookup, Results};
 use super::streams::{Delivery, StreamFault, Streams};
 use super::ServerConfig;
 use crate::call::{self, Payload, Pipeline};
+use crate::context::Context;
 use crate::frame::node::{Flag, NodeFrame};
 use crate::frame::Direction;
 use crate::frame_reader::{FrameReader, Within};
+use crate::rpc::NO_TARGET;
 use crate::rpc::{Request, Status};
 use crate::service::{Reply, Service};
+use crate::shed::LoadLimit;
 use crate::Builder;
 
 /// How long a closing connection waits for its peer to finish sending (lingering close:
@@ -67,10 +74,10 @@ struct Conn<'c> {
     peer: SocketAddr,
     frames: FrameReader<ConnDecoder>,
     write: Answers,
-    /// Receives each handler's response message.
-    out: Builder,
     /// Error texts written by the server itself.
     text: String,
+    /// Working buffers of calls, reused: one per call running at once.
+    jobs: Vec<Job>,
     results: Results,
     streams: Streams,
 }
@@ -90,8 +97,8 @@ pub(crate) async fn run<S: Service, IO: AsyncRead + AsyncWrite + Unpin>(
         frames: FrameReader::with_decoder(ConnDecoder::new(config))
             .with_budget(config.buffer_budget.clone()),
         write: Answers::default(),
-        out: Builder::new(),
         text: String::with_capacity(256),
+        jobs: Vec::new(),
         results: Results::new(config.pipeline_results, config.pipeline_bytes),
         streams: Streams::new(config),
     };
@@ -122,26 +129,36 @@ impl Conn<'_> {
         let cancelled = shutdown.cancelled();
         tokio::pin!(cancelled);
         let outbox = Arc::clone(self.streams.outbox());
-        loop {
+        let limit = self.config.load_limit.clone();
+        let make = |job: Job, ready: ReadyCall| run_job(&**service, limit.as_ref(), job, ready);
+        let mut calls = Calls::new();
+        let close = loop {
             // A batch that answered anything re-arms the idle timer when it flushes.
             if let Err(close) = self
-                .answer_batch(stream, service, idle.as_mut(), shutdown)
+                .answer_batch(stream, service, idle.as_mut(), shutdown, &make, &mut calls)
                 .await
             {
-                return close;
+                break close;
             }
             if let Err(close) = self.flush(stream, idle.as_mut()).await {
-                return close;
+                break close;
             }
             // While a stream is open the connection is not idle: each stream has its
             // own idle timeout. Without one, no handler can write stream frames or
             // finish, and those two branches are not polled (each poll of them costs
             // a waiter registration). Shutdown is the first branch looked at.
             let streaming = !self.streams.is_empty();
+            // Calls running beside the connection keep it from being idle too.
+            let running = !calls.parked.is_empty();
             tokio::select! {
                 biased;
-                () = &mut cancelled => return Close::Shutdown,
-                () = &mut idle, if !streaming => return Close::Idle,
+                () = &mut cancelled => break Close::Shutdown,
+                () = &mut idle, if !streaming && !running => break Close::Idle,
+                // A call that did not answer at once has answered: the next turn
+                // flushes its answer.
+                Some(finished) = calls.parked.next(), if running => {
+                    self.finished(&mut calls, finished);
+                }
                 // A handler wrote stream frames: the next turn flushes them.
                 () = outbox.ready(), if streaming => {}
                 () = self.streams.finished(), if streaming => {
@@ -150,23 +167,113 @@ impl Conn<'_> {
                     }
                 }
                 read = self.frames.read_from(stream) => match read {
-                    Ok(0) => return Close::Eof { pending: self.frames.pending() },
+                    Ok(0) => break Close::Eof { pending: self.frames.pending() },
                     Ok(_) => {}
-                    Err(e) => return Close::Io(e),
+                    Err(e) => break Close::Io(e),
                 },
+            }
+        };
+        // The peer closed its side, or the server is shutting down: the calls still
+        // running are answered, within the drain timeout; otherwise they are dropped
+        // with the connection.
+        if matches!(close, Close::Eof { .. } | Close::Shutdown) && !calls.parked.is_empty() {
+            let drain = sleep(self.config.drain_timeout);
+            tokio::pin!(drain);
+            loop {
+                tokio::select! {
+                    () = &mut drain => break,
+                    finished = calls.parked.next() => match finished {
+                        Some(finished) => self.finished(&mut calls, finished),
+                        None => break,
+                    },
+                }
+            }
+        }
+        close
+    }
+
+    /// Write the answer of a call that ran beside later ones, and take back its
+    /// buffers (or answer 499 for one its caller cancelled).
+    fn finished<F: Future<Output = Done>>(
+        &mut self,
+        calls: &mut Calls<F>,
+        (slot, result): Finished<F>,
+    ) {
+        calls.slots.push(slot);
+        match result {
+            Ok(done) => {
+                calls.forget(done.call.promise_id, done.call.head);
+                let job = self.write_done(done);
+                self.jobs.push(job);
+            }
+            Err((promise_id, head)) => {
+                calls.forget(promise_id, head);
+                self.write.resume(head);
+                self.text.clear();
+                self.text
+                    .push_str("cancelled: the caller gave up on the call");
+                put_response(
+                    &mut self.write,
+                    Status::CANCELLED,
+                    promise_id,
+                    self.text.as_bytes(),
+                );
+                self.results.record_failed(promise_id, Status::CANCELLED.0);
+            }
+        }
+    }
+
+    /// Wait until one running call answers, flushing meanwhile what the stream
+    /// handlers write.
+    async fn wait_one<F: Future<Output = Done>, IO: AsyncWrite + Unpin>(
+        &mut self,
+        stream: &mut IO,
+        calls: &mut Calls<F>,
+        mut idle: Pin<&mut Sleep>,
+        shutdown: &CancellationToken,
+    ) -> Result<(), Close> {
+        self.flush(stream, idle.as_mut()).await?;
+        let outbox = Arc::clone(self.streams.outbox());
+        // A call read before shutdown is still answered: once shutdown starts, the
+        // running calls have the drain timeout to make room for it.
+        let drained = async {
+            shutdown.cancelled().await;
+            sleep(self.config.drain_timeout).await;
+        };
+        tokio::pin!(drained);
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut drained => return Err(Close::Shutdown),
+                finished = calls.parked.next() => {
+                    if let Some(finished) = finished {
+                        self.finished(calls, finished);
+                    }
+                    return Ok(());
+                }
+                () = outbox.ready() => self.flush(stream, idle.as_mut()).await?,
             }
         }
     }
 
     /// Answer every complete frame in the read buffer, flushing early only when the
     /// write buffer passes its limit (or `max_in_flight` answers wait).
-    async fn answer_batch<S: Service, IO: AsyncWrite + Unpin>(
+    #[allow(clippy::too_many_arguments)] // the connection's parts, passed apart
+    async fn answer_batch<S, IO, F, M>(
         &mut self,
         stream: &mut IO,
         service: &Arc<S>,
         mut idle: Pin<&mut Sleep>,
         shutdown: &CancellationToken,
-    ) -> Result<(), Close> {
+        make: &M,
+        calls: &mut Calls<F>,
+    ) -> Result<(), Close>
+    where
+        S: Service,
+        IO: AsyncWrite + Unpin,
+        F: Future<Output = Done>,
+        M: Fn(Job, ReadyCall) -> F,
+    {
         let mut answered = 0usize;
         loop {
             // Each request frame is split off the read buffer as `Bytes` (no copy), so a
@@ -182,22 +289,22 @@ impl Conn<'_> {
                     envelope
                 }
                 CallFrame::Node { req_id, envelope } => {
+                    if calls.running(Head::Node { req_id }) {
+                        return Err(Close::DuplicateReqId(req_id));
+                    }
                     self.write
                         .begin_node(req_id)
                         .map_err(Close::DuplicateReqId)?;
                     envelope
                 }
+                CallFrame::Cancel(promise_id) => {
+                    calls.cancel(promise_id);
+                    continue;
+                }
                 CallFrame::Refused(close) => return Err(close),
                 CallFrame::StreamOpen(envelope) => {
                     self.streams
-                        .open(
-                            service,
-                            &frame,
-                            envelope,
-                            self.config,
-                            self.peer,
-                            &mut self.text,
-                        )
+                        .open(service, &frame, envelope, self.config, self.peer)
                         .map_err(Close::Stream)?;
                     continue;
                 }
@@ -215,18 +322,73 @@ impl Conn<'_> {
                 }
                 CallFrame::Ignored => continue,
             };
-            answer(
-                &**service,
+            let head = self.write.head();
+            let Some(ready) = admit(
                 frame,
                 envelope,
-                &mut self.out,
+                head,
                 &mut self.write,
                 &mut self.results,
                 &mut self.text,
                 self.peer,
                 self.config,
-            )
-            .await;
+            ) else {
+                answered += 1;
+                continue;
+            };
+            // A call pipelined on one still running waits for its result.
+            while ready.target != NO_TARGET && calls.running_promise(ready.target) {
+                self.wait_one(stream, calls, idle.as_mut(), shutdown)
+                    .await?;
+            }
+            // Past the most calls running at once, wait for one to answer.
+            while calls.parked.len() >= self.config.max_in_flight.max(1) {
+                self.wait_one(stream, calls, idle.as_mut(), shutdown)
+                    .await?;
+            }
+            let mut job = self.jobs.pop().unwrap_or_default();
+            job.why.clear();
+            job.target_body.clear();
+            if ready.target != NO_TARGET {
+                let mut pipeline = ConnPipeline {
+                    results: &mut self.results,
+                    callers: self.config.authorize.is_some(),
+                };
+                if let Some(cap) = &ready.cap {
+                    pipeline.admitted(cap);
+                }
+                match pipeline.result(ready.target, &mut job.why) {
+                    Ok(body) => job.target_body.extend_from_slice(body),
+                    Err(status) => {
+                        let head = CallHead::of(&ready);
+                        refused(
+                            &mut self.write,
+                            &mut self.results,
+                            self.peer,
+                            &head,
+                            status,
+                            &job.why,
+                        );
+                        self.jobs.push(job);
+                        answered += 1;
+                        continue;
+                    }
+                }
+            }
+            // Run the call at once; one that does not answer at its first poll runs on
+            // beside the calls after it (answered in any order, as the spec allows).
+            let promise_id = ready.promise_id;
+            let mut slot = calls.slots.pop().unwrap_or_else(|| Box::pin(None));
+            slot.set(Some(make(job, ready)));
+            let polled = std::future::poll_fn(|cx| Poll::Ready(poll_slot(slot.as_mut(), cx))).await;
+            match polled {
+                Some(done) => {
+                    calls.slots.push(slot);
+                    let job = self.write_done(done);
+                    self.jobs.push(job);
+                }
+                None => calls.park(slot, promise_id, head),
+            }
             answered += 1;
             if self.write.len() >= self.config.write_buffer_limit
                 || answered >= self.config.max_in_flight
@@ -405,6 +567,8 @@ enum CallFrame {
     },
     /// dir 5: the peer ended its side of a stream.
     StreamEnd(u32),
+    /// dir 6: the caller gave up on the call with this PromiseID.
+    Cancel(u32),
     /// A stream frame too short to name a stream: dropped, as the Go runtime does.
     Ignored,
     Refused(Close),
@@ -433,6 +597,12 @@ impl CallFrame {
                     _ => CallFrame::StreamEnd(id),
                 }
             }
+            ConnFrame::Rpc(frame) if frame.dir == Direction::Cancel => {
+                match frame.envelope.first_chunk::<4>() {
+                    Some(id) => CallFrame::Cancel(u32::from_le_bytes(*id)),
+                    None => CallFrame::Ignored,
+                }
+            }
             ConnFrame::Rpc(frame) => CallFrame::Refused(Close::Unsupported(frame.dir)),
             ConnFrame::Node(NodeFrame::Call(call)) if call.flag == Flag::Request => {
                 CallFrame::Node {
@@ -450,20 +620,20 @@ impl CallFrame {
     }
 }
 
-/// Answer one request frame (`frame[envelope]` is its envelope), appending the response
-/// frame to `write`.
+/// Read one request frame's envelope (`frame[envelope]`) and admit its caller: the call,
+/// owned and ready to run, or `None` when it was answered here already (a malformed
+/// envelope or context, PromiseID 0, a refused capability: the answer is in `write`).
 #[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
-async fn answer<S: Service>(
-    service: &S,
+fn admit(
     frame: Bytes,
     envelope: Range<usize>,
-    out: &mut Builder,
+    head: Head,
     write: &mut Answers,
     results: &mut Results,
     text: &mut String,
     peer: SocketAddr,
     config: &ServerConfig,
-) {
+) -> Option<ReadyCall> {
     text.clear();
     let mut pipeline = ConnPipeline {
         results,
@@ -471,98 +641,327 @@ async fn answer<S: Service>(
     };
     // The envelope is read, and the caller admitted, while it is borrowed from the
     // frame; then the frame itself becomes the payload (no reference count taken).
-    let (req, payload, context) = {
-        let context = call::context_after(&frame, envelope.clone());
-        let envelope = &frame[envelope];
-        let req = match Request::parse(envelope) {
-            Ok(req) => req,
-            Err(e) => {
-                let id = salvage_promise_id(envelope);
-                let _ = write!(text, "malformed request envelope: {e}");
-                warn_fault!(%peer, promise_id = id, "zap: {text}");
-                put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
-                return;
-            }
-        };
-        if req.promise_id == 0 {
-            text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
-            warn_fault!(%peer, method = req.method, "zap: {text}");
-            put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
-            return;
+    let context = call::context_after(&frame, envelope.clone());
+    let envelope = &frame[envelope];
+    let req = match Request::parse(envelope) {
+        Ok(req) => req,
+        Err(e) => {
+            let id = salvage_promise_id(envelope);
+            let _ = write!(text, "malformed request envelope: {e}");
+            warn_fault!(%peer, promise_id = id, "zap: {text}");
+            put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
+            return None;
         }
-        let admitted = call::admit_caller(
-            &mut config.authorize.as_ref(),
-            &mut pipeline,
-            req.cap,
-            req.method,
-            text,
-        );
-        let head = CallHead::from(&req);
-        if let Err(status) = admitted {
-            refused(write, pipeline.results, peer, &head, status, text);
-            return;
-        }
-        let context = match context {
-            Ok(context) => context,
-            Err(e) => {
-                let _ = write!(text, "malformed call context: {e}");
-                warn_fault!(%peer, promise_id = head.promise_id, "zap: {text}");
-                refused(
-                    write,
-                    pipeline.results,
-                    peer,
-                    &head,
-                    Status::BAD_REQUEST,
-                    text,
-                );
-                return;
-            }
-        };
-        (head, crate::owned::range_in(&frame, req.payload), context)
     };
-    // The payload as a slice of the frame: owned by the handler if it wants to be.
-    let payload = Payload::Shared(crate::owned::cut(frame, payload));
+    if req.promise_id == 0 {
+        text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
+        warn_fault!(%peer, method = req.method, "zap: {text}");
+        put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
+        return None;
+    }
+    let admitted = call::admit_caller(
+        &mut config.authorize.as_ref(),
+        &mut pipeline,
+        req.cap,
+        req.method,
+        text,
+    );
+    let call = CallHead::from(&req);
+    if let Err(status) = admitted {
+        refused(write, pipeline.results, peer, &call, status, text);
+        return None;
+    }
+    let context = match context {
+        Ok(context) => context,
+        Err(e) => {
+            let _ = write!(text, "malformed call context: {e}");
+            warn_fault!(%peer, promise_id = call.promise_id, "zap: {text}");
+            refused(
+                write,
+                pipeline.results,
+                peer,
+                &call,
+                Status::BAD_REQUEST,
+                text,
+            );
+            return None;
+        }
+    };
+    // The capability is kept only where results are stamped with their caller: a
+    // call that runs beside later ones stamps its result when it answers.
+    let cap = pipeline
+        .callers
+        .then(|| crate::owned::range_in(&frame, req.cap));
+    let payload = crate::owned::range_in(&frame, req.payload);
+    let cap = cap.map(|cap| frame.slice(cap));
+    Some(ReadyCall {
+        head,
+        method: call.method,
+        promise_id: call.promise_id,
+        target: call.target,
+        // The payload as a slice of the frame: owned by the handler if it wants to be.
+        payload: (call.target == NO_TARGET).then(|| crate::owned::cut(frame, payload)),
+        cap,
+        context,
+    })
+}
+
+/// A call admitted and ready to run, owning all it needs, so that it may run beside
+/// the calls after it.
+pub(super) struct ReadyCall {
+    head: Head,
+    method: u32,
+    promise_id: u32,
+    target: u32,
+    /// The request message, a slice of its frame; `None` for a pipelined call, whose
+    /// payload is the remembered result copied into [`Job::target_body`].
+    payload: Option<Bytes>,
+    /// The caller's capability, where results are stamped with it.
+    cap: Option<Bytes>,
+    context: Option<Context>,
+}
+
+/// A call's working buffers, reused from call to call: a connection keeps one per call
+/// running at once, so a warm connection allocates none.
+#[derive(Default)]
+pub(super) struct Job {
+    /// Receives the handler's response message.
+    out: Builder,
+    /// The reason of a refusal, or the handler's error text.
+    why: String,
+    /// A pipelined call's payload.
+    target_body: Vec<u8>,
+}
+
+/// A call that ran: what to answer, and the buffers to reuse.
+pub(super) struct Done {
+    call: DoneCall,
+    outcome: call::Outcome,
+    job: Job,
+}
+
+/// What a finished call's answer needs of its request.
+struct DoneCall {
+    head: Head,
+    method: u32,
+    promise_id: u32,
+    target: u32,
+    cap: Option<Bytes>,
+}
+
+/// Run an admitted call through the call core (load limit, context, deadline, the
+/// service).
+async fn run_job<S: Service>(
+    service: &S,
+    limit: Option<&LoadLimit>,
+    mut job: Job,
+    ready: ReadyCall,
+) -> Done {
+    let ReadyCall {
+        head,
+        method,
+        promise_id,
+        target,
+        payload,
+        cap,
+        context,
+    } = ready;
+    let Job {
+        out,
+        why,
+        target_body,
+    } = &mut job;
+    let payload = match payload {
+        Some(payload) => Payload::Shared(payload),
+        None => Payload::Borrowed(target_body),
+    };
     let outcome = call::run_admitted(
         service,
-        &mut pipeline,
-        req.method,
-        req.target,
+        &mut call::NoPipeline,
+        method,
+        NO_TARGET,
         payload,
         out,
-        text,
-        call::Around {
-            context,
-            limit: config.load_limit.as_ref(),
-        },
+        why,
+        call::Around { context, limit },
     )
     .await;
-    let called = match outcome {
-        call::Outcome::Ran(called) => called,
-        call::Outcome::Refused(status) => {
-            refused(write, results, peer, &req, status, text);
-            return;
-        }
-    };
-    if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
-        // A large answer: its builder buffer goes out as it is, after the headers.
-        let body = Bytes::from(out.take_bytes_keeping_capacity());
-        results.record_ok(req.promise_id, &body);
-        put_response_shared(write, req.promise_id, body);
-        return;
+    Done {
+        call: DoneCall {
+            head,
+            method,
+            promise_id,
+            target,
+            cap,
+        },
+        outcome,
+        job,
     }
-    let (status, body): (Status, &[u8]) = match called {
-        Ok(Reply::Message) => (Status::OK, out.as_bytes()),
-        Ok(Reply::Empty) => (Status::OK, &[]),
-        Err(e) => {
-            e.write_body(text);
-            (e.status, text.as_bytes())
+}
+
+impl Conn<'_> {
+    /// Append the answer of a call that ran to the write buffer and record its result
+    /// for pipelining; its buffers, to reuse.
+    fn write_done(&mut self, done: Done) -> Job {
+        let Done {
+            call,
+            outcome,
+            mut job,
+        } = done;
+        self.write.resume(call.head);
+        if let Some(cap) = &call.cap {
+            self.results.set_caller(cap);
         }
-    };
-    let written = put_response(write, status, req.promise_id, body);
-    if written == Status::OK {
-        results.record_ok(req.promise_id, body);
-    } else {
-        results.record_failed(req.promise_id, written.0);
+        let (write, results, config) = (&mut self.write, &mut self.results, self.config);
+        let head = CallHead {
+            method: call.method,
+            target: call.target,
+            promise_id: call.promise_id,
+        };
+        let called = match outcome {
+            call::Outcome::Ran(called) => called,
+            call::Outcome::Refused(status) => {
+                refused(write, results, self.peer, &head, status, &job.why);
+                return job;
+            }
+        };
+        let out = &mut job.out;
+        if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
+            // A large answer: its builder buffer goes out as it is, after the headers.
+            let body = Bytes::from(out.take_bytes_keeping_capacity());
+            results.record_ok(head.promise_id, &body);
+            put_response_shared(write, head.promise_id, body);
+            return job;
+        }
+        let (status, body) = call::Outcome::Ran(called).answer(out, &mut job.why);
+        let written = put_response(write, status, head.promise_id, body);
+        if written == Status::OK {
+            results.record_ok(head.promise_id, body);
+        } else {
+            results.record_failed(head.promise_id, written.0);
+        }
+        job
+    }
+}
+
+/// Where a call runs: a reused box, so that the call can stay where it was first
+/// polled and run on beside later ones without being moved.
+type Slot<F> = Pin<Box<Option<F>>>;
+
+/// Poll the call in `slot` once; its result (and the slot emptied) when it answered.
+fn poll_slot<F: Future>(
+    mut slot: Pin<&mut Option<F>>,
+    cx: &mut TaskContext<'_>,
+) -> Option<F::Output> {
+    let call = slot.as_mut().as_pin_mut()?;
+    match call.poll(cx) {
+        Poll::Ready(done) => {
+            slot.set(None);
+            Some(done)
+        }
+        Poll::Pending => None,
+    }
+}
+
+/// What a running call's future gives back: its slot, and its answer or, when its
+/// caller cancelled it, its PromiseID and framing.
+type Finished<F> = (Slot<F>, Result<Done, (u32, Head)>);
+
+/// A call running beside the connection, until it answers or its caller cancels it.
+struct Parked<F> {
+    slot: Option<Slot<F>>,
+    cancel: oneshot::Receiver<()>,
+    promise_id: u32,
+    head: Head,
+}
+
+impl<F: Future<Output = Done>> Future for Parked<F> {
+    type Output = Finished<F>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<Self::Output> {
+        // Every field is Unpin: the call itself is pinned in its box.
+        let this = self.get_mut();
+        if let Poll::Ready(Ok(())) = Pin::new(&mut this.cancel).poll(cx) {
+            if let Some(mut slot) = this.slot.take() {
+                // Dropping the call drops its handler.
+                slot.set(None);
+                return Poll::Ready((slot, Err((this.promise_id, this.head))));
+            }
+        }
+        let Some(slot) = this.slot.as_mut() else {
+            return Poll::Pending;
+        };
+        match poll_slot(slot.as_mut(), cx) {
+            Some(done) => match this.slot.take() {
+                Some(slot) => Poll::Ready((slot, Ok(done))),
+                None => Poll::Pending,
+            },
+            None => Poll::Pending,
+        }
+    }
+}
+
+/// The calls of a connection that did not answer at their first poll, and the slots to
+/// run calls in.
+struct Calls<F> {
+    slots: Vec<Slot<F>>,
+    parked: FuturesUnordered<Parked<F>>,
+    /// Each running call's PromiseID, framing and the way to cancel it.
+    flights: Vec<(u32, Head, oneshot::Sender<()>)>,
+}
+
+impl<F: Future<Output = Done>> Calls<F> {
+    fn new() -> Self {
+        Calls {
+            slots: Vec::new(),
+            parked: FuturesUnordered::new(),
+            flights: Vec::new(),
+        }
+    }
+
+    /// Run the call in `slot` beside the connection.
+    fn park(&mut self, slot: Slot<F>, promise_id: u32, head: Head) {
+        let (tell, cancel) = oneshot::channel();
+        self.flights.push((promise_id, head, tell));
+        self.parked.push(Parked {
+            slot: Some(slot),
+            cancel,
+            promise_id,
+            head,
+        });
+    }
+
+    /// The call `promise_id` answered or was cancelled.
+    fn forget(&mut self, promise_id: u32, head: Head) {
+        if let Some(i) = self
+            .flights
+            .iter()
+            .position(|(id, h, _)| *id == promise_id && *h == head)
+        {
+            self.flights.swap_remove(i);
+        }
+    }
+
+    /// Cancel the running call `promise_id` (RPC framing), if there is one.
+    fn cancel(&mut self, promise_id: u32) {
+        if let Some(i) = self
+            .flights
+            .iter()
+            .position(|(id, h, _)| *id == promise_id && *h == Head::Rpc)
+        {
+            let (_, _, tell) = self.flights.swap_remove(i);
+            let _ = tell.send(());
+        }
+    }
+
+    /// Whether a call answering to `head` (a node reqID) is running.
+    fn running(&self, head: Head) -> bool {
+        self.flights.iter().any(|(_, h, _)| *h == head)
+    }
+
+    /// Whether the call `promise_id` is running.
+    fn running_promise(&self, promise_id: u32) -> bool {
+        self.flights.iter().any(|(id, _, _)| *id == promise_id)
     }
 }
 
@@ -571,6 +970,16 @@ struct CallHead {
     method: u32,
     target: u32,
     promise_id: u32,
+}
+
+impl CallHead {
+    fn of(call: &ReadyCall) -> Self {
+        CallHead {
+            method: call.method,
+            target: call.target,
+            promise_id: call.promise_id,
+        }
+    }
 }
 
 impl From<&Request<'_>> for CallHead {

@@ -4,14 +4,11 @@
 use super::answers::{Answers, MAX_FRAME_HEAD};
 use crate::frame::node::NODE_FRAME_HEADER;
 use crate::frame::FRAME_HEADER;
-use crate::rpc::{request, response, Status, RPC_FLAGS};
-use crate::wire::Header;
-use crate::{Message, HEADER_SIZE, VERSION2};
+use crate::rpc::{request, Status, RESPONSE_HEAD};
+use crate::Message;
 
-/// Where the response object starts: right after the header (already 8-aligned).
-const ROOT: usize = HEADER_SIZE;
-/// Where a non-empty body lands: right after the fixed section.
-const BODY_AT: usize = ROOT + response::SIZE;
+/// Where a non-empty body lands: right after the envelope's fixed section.
+const BODY_AT: usize = RESPONSE_HEAD;
 
 /// Append the answer frame — `[len][dir 2]` or `[len][reqID][flag 2]`, as `out` says,
 /// then the Response envelope — to `out` and return the status written: `status`, or
@@ -66,25 +63,14 @@ fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize)
     // The frame header ends where the message begins, at MAX_FRAME_HEAD for either
     // framing: the message's fields are at constant offsets, and each framing appends a
     // slice of constant length (stores, no calls to memset or memcpy).
+    let Some(envelope) = crate::rpc::response_head(status, promise_id, body_len) else {
+        return false;
+    };
     let mut head = [0u8; MAX_FRAME_HEAD + BODY_AT];
     let (frame_head, msg) = head.split_at_mut(MAX_FRAME_HEAD);
     let frame_head: &mut [u8; MAX_FRAME_HEAD] = frame_head.try_into().expect("its length");
     let framing = out.head().write(frame_head, sizes.frame_len);
-    Header {
-        version: VERSION2,
-        flags: RPC_FLAGS,
-        root: ROOT as u32,
-        size: sizes.message,
-    }
-    .write(msg);
-    let mut put = |at: usize, bytes: &[u8]| msg[at..at + bytes.len()].copy_from_slice(bytes);
-    put(ROOT + response::STATUS, &status.0.to_le_bytes());
-    put(ROOT + response::PROMISE_ID, &promise_id.to_le_bytes());
-    if body_len != 0 {
-        let rel = (BODY_AT - (ROOT + response::BODY)) as u32;
-        put(ROOT + response::BODY, &rel.to_le_bytes());
-        put(ROOT + response::BODY + 4, &sizes.body.to_le_bytes());
-    }
+    msg.copy_from_slice(&envelope);
     if framing == FRAME_HEADER {
         out.extend(&head[MAX_FRAME_HEAD - FRAME_HEADER..]);
     } else {
@@ -93,12 +79,9 @@ fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize)
     true
 }
 
-/// The length fields of a response frame, each checked to fit its u32.
+/// The frame's `len` of a response with a body of `body_len` bytes: the message and
+/// what the framing puts before it (`overhead`), checked to fit its u32.
 struct Sizes {
-    body: u32,
-    /// The message's size field: header, fixed section and body.
-    message: u32,
-    /// The frame's `len`: the message and what the framing puts before it.
     frame_len: u32,
 }
 
@@ -106,8 +89,6 @@ impl Sizes {
     fn of(body_len: usize, overhead: u32) -> Option<Sizes> {
         let message = u32::try_from(BODY_AT.checked_add(body_len)?).ok()?;
         Some(Sizes {
-            body: u32::try_from(body_len).ok()?,
-            message,
             frame_len: message.checked_add(overhead)?,
         })
     }
@@ -127,7 +108,7 @@ mod tests {
     use crate::frame::node::{encode_node_frame, Flag};
     use crate::frame::{encode_frame, Direction};
     use crate::rpc::{Request, Response};
-    use crate::Builder;
+    use crate::{Builder, HEADER_SIZE};
 
     fn reference(status: Status, promise_id: u32, body: &[u8], req_id: Option<u32>) -> Vec<u8> {
         let mut b = Builder::new();

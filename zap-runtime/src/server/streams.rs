@@ -20,8 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::faults::warn_fault;
 use super::ServerConfig;
-use crate::call::Admit;
-use crate::rpc::{Request, NO_TARGET};
+use crate::rpc::{Request, Status};
 use crate::service::Service;
 use crate::stream::{self, Incoming, Outbox, StreamCounters, StreamIo};
 
@@ -97,9 +96,8 @@ impl Streams {
         envelope: std::ops::Range<usize>,
         config: &ServerConfig,
         peer: SocketAddr,
-        text: &mut String,
     ) -> Result<(), StreamFault> {
-        let req = match Request::parse(&frame[envelope]) {
+        let req = match Request::parse(&frame[envelope.clone()]) {
             Ok(req) => req,
             Err(e) => {
                 // No id to end: the Go runtime drops such a frame too.
@@ -111,43 +109,35 @@ impl Streams {
         if self.open.contains_key(&id) {
             return Err(StreamFault::IdInUse(id));
         }
-        let refuse = |why: &str, outbox: &Outbox| {
-            warn_fault!(%peer, stream = id, method = req.method, "zap: stream refused: {why}");
-            outbox.push_end(id);
+        let context = match crate::call::context_after(frame, envelope) {
+            Ok(context) => context,
+            Err(e) => {
+                let why = format!("malformed call context: {e}");
+                warn_fault!(%peer, stream = id, method = req.method, "zap: stream refused: {why}");
+                self.outbox.push_end(id, Some((Status::BAD_REQUEST, &why)));
+                return Ok(());
+            }
         };
-        let Some(method) = S::method(req.method).filter(|m| m.streaming.is_stream()) else {
-            refuse(
-                &format!(
-                    "{} has no stream method with ordinal {}",
-                    S::NAME,
-                    req.method
-                ),
-                &self.outbox,
-            );
-            return Ok(());
+        let method = match crate::call::admit_stream::<S>(
+            &mut config.authorize.as_ref(),
+            req.method,
+            req.target,
+            req.cap,
+        ) {
+            Ok(method) => method,
+            Err((status, why)) => {
+                tracing::debug!(%peer, stream = id, method = req.method, %status, "zap: stream refused: {why}");
+                self.outbox.push_end(id, Some((status, &why)));
+                return Ok(());
+            }
         };
-        if req.target != NO_TARGET {
-            refuse(
-                "a stream cannot be pipelined on a result (Target must be 0)",
-                &self.outbox,
-            );
-            return Ok(());
-        }
         if self.open.len() >= config.max_streams {
-            refuse(
-                &format!(
-                    "{} streams are open on this connection (the limit)",
-                    self.open.len()
-                ),
-                &self.outbox,
+            let why = format!(
+                "{} streams are open on this connection (the limit)",
+                self.open.len()
             );
-            return Ok(());
-        }
-        // Admitted as a call is (the call core's admission).
-        text.clear();
-        if let Err(status) = config.authorize.as_ref().admit(req.cap, req.method, text) {
-            tracing::debug!(%peer, stream = id, method = req.method, %status, "zap: stream refused: {text}");
-            self.outbox.push_end(id);
+            warn_fault!(%peer, stream = id, method = req.method, "zap: stream refused: {why}");
+            self.outbox.push_end(id, Some((Status::OVERLOADED, &why)));
             return Ok(());
         }
         let open = crate::owned::share(frame, req.payload);
@@ -164,16 +154,19 @@ impl Streams {
                 inbound: method.streaming.client_sends().then_some(tx),
             },
         );
-        let handler = Arc::clone(service).stream(req.method, open, io);
+        let end = io.end_handle();
+        let handler = crate::call::run_stream(Arc::clone(service), req.method, open, io, context);
         let cancel = self.cancel.clone();
         let idle = config.stream_idle_timeout;
         let name = method.name;
         self.tasks.spawn(async move {
             tokio::select! {
                 biased;
-                () = cancel.cancelled() => {}
+                // The connection closes: the stream ends with it.
+                () = cancel.cancelled() => end.end(None),
                 () = idle_watch(&activity, idle) => {
                     tracing::info!(%peer, stream = id, method = name, "zap: stream ended: no message either way for {idle:?}");
+                    end.end(Some((Status(408), &format!("the stream exchanged no message for {idle:?}"))));
                 }
                 done = handler => if let Err(e) = done {
                     tracing::info!(%peer, stream = id, method = name, "zap: stream handler failed: {e}");

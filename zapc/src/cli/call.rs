@@ -23,14 +23,17 @@ use super::inputs::one_schema;
 /// stream (or Ctrl-C); with --send, each line of stdin is a message to send on it.
 ///
 /// Exit status: 0 for an answer (or a stream the server ended), 1 for an error answer
-/// (its status and message on stderr) or a failed connection, 2 for a usage error (an
-/// unknown method, JSON that does not fit the request type).
+/// or a stream that ended with an error (its status and message on stderr: a handler's
+/// error, a refusal, a deadline that passed) or a failed connection, 2 for a usage
+/// error (an unknown method, JSON that does not fit the request type).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples (against `cargo run -p eth-rpc`):\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.getBalance \\\n    \
     '{\"id\":1,\"block\":\"latest\",\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}'\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'\n  \
+    zapc call --schema schemas/eth.zap --deadline 2.5 --header request-id=7f3a \\\n    \
+    127.0.0.1:9999 Eth.newHeads '{\"count\":0}'\n  \
     zapc call --schema schemas/eth.zap --ca ca.pem localhost:9999 Eth.chainId")]
 pub struct Args {
     /// The .zap file that declares the interface.
@@ -76,9 +79,19 @@ pub struct Args {
     #[arg(long, value_name = "PEM", requires = "cert")]
     key: Option<PathBuf>,
     /// Seconds to wait for the connection and for the answer (not for a stream's
-    /// messages: a stream lasts until the server ends it).
+    /// messages: a stream lasts until the server ends it). Local only: the server is
+    /// not told.
     #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
     timeout: f64,
+    /// The call's deadline in seconds, sent to the server with the call: the server
+    /// stops the handler when it passes and answers "deadline exceeded" (exit 1). It
+    /// bounds a stream too: the stream ends on both sides when it passes.
+    #[arg(long, value_name = "SECONDS")]
+    deadline: Option<f64>,
+    /// Metadata to send with the call, `KEY=VALUE` (repeatable): keys of a-z, 0-9, '-',
+    /// '_' and '.'; the value as text. A handler reads it from its call's context.
+    #[arg(long = "header", short = 'H', value_name = "KEY=VALUE")]
+    headers: Vec<String>,
     /// For a method with a `stream T` parameter: read the messages to send from stdin,
     /// one JSON object per line, and end the stream at the end of input. Without it
     /// nothing is sent and this side of the stream ends at once.
@@ -167,6 +180,14 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
     };
     let tls = tls(args).map_err(Failure::Usage)?;
     let stream = method.streaming() != Streaming::Unary;
+    let deadline = args
+        .deadline
+        .map(|s| {
+            Duration::try_from_secs_f64(s)
+                .map_err(|e| Failure::Usage(format!("--deadline {s}: {e}")))
+        })
+        .transpose()?;
+    let options = call_options(&args.headers).map_err(Failure::Usage)?;
     if args.quic {
         let tls = match tls {
             Some(tls) => tls,
@@ -177,6 +198,7 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         let config = zap_runtime::quic::QuicClientConfig {
             connect_timeout: timeout,
             call_timeout: timeout,
+            deadline,
             cap,
             ..Default::default()
         };
@@ -197,14 +219,18 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
                 .map_err(|e| {
                     Failure::Call(format!("cannot connect to {} over QUIC: {e}", args.addr))
                 })?;
-            let body = if stream {
-                run_stream(&client, &schema, method, &payload, args.send).await
-            } else {
-                client
-                    .call(method.ordinal, &payload)
-                    .await
-                    .map_err(|e| Failure::Call(describe(&e)))
-            };
+            let body = options
+                .scope(async {
+                    if stream {
+                        run_stream(&client, &schema, method, &payload, args.send).await
+                    } else {
+                        client
+                            .call(method.ordinal, &payload)
+                            .await
+                            .map_err(|e| Failure::Call(describe(&e)))
+                    }
+                })
+                .await;
             client.close().await;
             body
         })?;
@@ -213,6 +239,7 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
     let config = ClientConfig {
         connect_timeout: timeout,
         call_timeout: timeout,
+        deadline,
         tls,
         cap,
         framing: if args.node {
@@ -230,13 +257,17 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         let client = Client::connect_with(args.addr.as_str(), config)
             .await
             .map_err(|e| Failure::Call(format!("cannot connect to {}: {e}", args.addr)))?;
-        if stream {
-            return run_stream(&client, &schema, method, &payload, args.send).await;
-        }
-        client
-            .call(method.ordinal, &payload)
+        options
+            .scope(async {
+                if stream {
+                    return run_stream(&client, &schema, method, &payload, args.send).await;
+                }
+                client
+                    .call(method.ordinal, &payload)
+                    .await
+                    .map_err(|e| Failure::Call(describe(&e)))
+            })
             .await
-            .map_err(|e| Failure::Call(describe(&e)))
     })?;
     answer(&schema, method, stream, &body)
 }
@@ -358,14 +389,26 @@ async fn run_stream<T: Transport>(
             let _ = out.flush();
         }
         if received == 0 {
-            eprintln!(
-                "note: the server ended the stream without a message (a server ends a stream it refuses: unknown method, missing capability, too many streams)"
-            );
+            eprintln!("note: the server ended the stream without a message");
         }
         Ok::<(), Failure>(())
     };
     // The first failure ends both: a bad line to send must not wait for the server.
     tokio::try_join!(sending, receiving).map(|_| Vec::new())
+}
+
+/// The metadata of `--header KEY=VALUE` options, as the calls' options.
+fn call_options(headers: &[String]) -> Result<zap_runtime::context::CallOptions, String> {
+    let mut options = zap_runtime::context::CallOptions::new();
+    for header in headers {
+        let (key, value) = header
+            .split_once('=')
+            .ok_or_else(|| format!("--header {header:?}: write it as KEY=VALUE"))?;
+        options = options
+            .header(key, value.as_bytes().to_vec())
+            .map_err(|e| format!("--header {header:?}: {e}"))?;
+    }
+    Ok(options)
 }
 
 /// `method` with `param` as its request: a stream message is encoded like a request.

@@ -1,11 +1,15 @@
 //! RPC envelopes on arbitrary bytes: `Request::parse` and `Response::parse` must not
 //! panic, must accept exactly the spec §5 shape, must return views of the message, and a
 //! parsed envelope re-encoded (`encode`) must parse back to equal fields. The payload and
-//! body (complete ZAP messages in well-formed traffic) get the full read walk.
+//! body (complete ZAP messages in well-formed traffic) get the full read walk. The bytes
+//! after a parsed message are read as a call context extension (`zap_runtime::context`):
+//! never a panic, and an accepted extension re-encodes to the very same bytes, with every
+//! metadata pair within its limits.
 
 use crate::{inside, model_parse};
+use zap_runtime::context::{write_extension, Extension, Metadata, MAX_METADATA_BYTES, MAX_PAIRS};
 use zap_runtime::rpc::{Request, Response, RPC_FLAGS};
-use zap_runtime::{Builder, Message};
+use zap_runtime::{Builder, Bytes, Message};
 
 /// Spec §5 acceptance: a message whose root object's whole fixed section fits.
 fn accepts(data: &[u8], fixed: usize) -> bool {
@@ -36,6 +40,10 @@ pub fn run(data: &[u8]) {
         crate::walk(req.cap);
     }
 
+    if let Some(size) = model_parse(data) {
+        extension(&data[size..]);
+    }
+
     let resp = Response::parse(data);
     assert_eq!(resp.is_ok(), accepts(data, 20), "response verdict");
     if let Ok(resp) = resp {
@@ -49,4 +57,23 @@ pub fn run(data: &[u8]) {
         );
         crate::walk(resp.body);
     }
+}
+
+/// The bytes after an envelope, read as a call context extension.
+fn extension(rest: &[u8]) {
+    let Ok(extension) = Extension::parse(rest) else {
+        return;
+    };
+    assert!(extension.len() <= MAX_PAIRS);
+    let frame = Bytes::copy_from_slice(rest);
+    let metadata = Metadata::from_extension(&extension, &frame, 0);
+    assert_eq!(metadata.len(), extension.len());
+    let bytes: usize = metadata.iter().map(|(k, v)| k.len() + v.len()).sum();
+    assert!(bytes <= MAX_METADATA_BYTES);
+    let mut again = Vec::new();
+    write_extension(&mut again, extension.budget(), &metadata);
+    assert_eq!(
+        again, rest,
+        "an accepted extension re-encodes to its own bytes"
+    );
 }

@@ -285,6 +285,13 @@ async fn the_go_server_answers_calls_that_carry_a_context() {
             .unwrap();
         assert_eq!((status, &body[..]), (Status::OK, &payload[..]), "call {k}");
     }
+    // Calls given up at once: the client sends a cancel frame (dir 6) for each, which
+    // the Go runtime ignores, and the connection goes on.
+    for k in 0..5u8 {
+        let _ = tokio::time::timeout(Duration::ZERO, client.call_raw(1, 0, &[k])).await;
+    }
+    let (status, body) = client.call_raw(1, 0, b"after").await.unwrap();
+    assert_eq!((status, &body[..]), (Status::OK, &b"after"[..]));
     // And a client without any context, on the same server.
     let plain = Client::connect(go.addr).await.unwrap();
     let (status, body) = plain.call_raw(1, 0, b"plain").await.unwrap();

@@ -12,7 +12,7 @@ use notes::{note, Ended, Impl};
 use zap_runtime::client::{Client, ClientConfig};
 use zap_runtime::rpc::Status;
 use zap_runtime::server::{CancellationToken, Server, ServerConfig};
-use zap_runtime::stream::Receiver;
+use zap_runtime::stream::{Receiver, StreamError};
 use zap_runtime::{Authorize, Authorizer, ClientError, Transport};
 use zapc_generated_tests::streams::{CountRequest, Note, NotesClient, NotesService};
 
@@ -132,14 +132,24 @@ async fn a_stream_method_is_not_a_call_and_an_unknown_stream_ends_at_once() {
         "{}",
         String::from_utf8_lossy(&body)
     );
-    // Ordinal 1 is a call, 99 nothing: both streams end with no message.
+    // Ordinal 1 is a call, 99 nothing: both streams end at once, with status 404.
     for ordinal in [1, 99] {
         let mut io = conn.open_stream(ordinal, &[]).await.unwrap();
-        assert_eq!(io.inbound.next().await.unwrap(), None, "ordinal {ordinal}");
+        let err = io.inbound.next().await.unwrap_err();
+        assert!(
+            matches!(&err, StreamError::Ended { status, message }
+                if *status == Status::NOT_FOUND && message.contains("no stream method")),
+            "ordinal {ordinal}: {err}"
+        );
     }
-    // A bad opening message ends the stream too, and the connection goes on.
+    // A bad opening message ends the stream with the handler's 400, and the
+    // connection goes on.
     let mut io = conn.open_stream(11, b"not a message").await.unwrap();
-    assert_eq!(io.inbound.next().await.unwrap(), None);
+    let err = io.inbound.next().await.unwrap_err();
+    assert!(
+        matches!(&err, StreamError::Ended { status, .. } if *status == Status::BAD_REQUEST),
+        "{err}"
+    );
     NotesClient::new(conn).ping().await.unwrap();
 }
 
@@ -181,7 +191,12 @@ async fn streams_past_the_limit_are_ended_at_once() {
         }));
     }
     let third = notes.count(&CountRequest { n: 3 }).await.unwrap();
-    assert_eq!(collect(third).await.unwrap(), vec![]);
+    let err = collect(third).await.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Status { status, message }
+            if *status == Status::OVERLOADED && message.contains("streams are open")),
+        "{err}"
+    );
     for reader in readers {
         reader.await.unwrap();
     }
@@ -215,8 +230,13 @@ async fn an_idle_stream_is_ended() {
     .await;
     let notes = client(running.addr).await;
     let (_tx, rx) = notes.echo().await.unwrap();
-    // Nothing is sent: the server ends the stream by itself.
-    assert_eq!(collect(rx).await.unwrap(), vec![]);
+    // Nothing is sent: the server ends the stream by itself, saying why (408).
+    let err = collect(rx).await.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Status { status, message }
+            if status.0 == 408 && message.contains("no message")),
+        "{err}"
+    );
     running.ended.wait_for(1).await;
 }
 
@@ -251,10 +271,15 @@ async fn the_capability_is_checked_when_a_stream_opens() {
         // The refused stream may already be over: a send then fails or is dropped.
         let _ = tx.send(&note(1)).await;
         drop(tx);
-        collect(rx).await.unwrap()
+        collect(rx).await
     };
-    assert_eq!(open(b"ok").await, vec![(2, "note 2".into())]);
-    assert_eq!(open(b"nope").await, vec![]);
+    assert_eq!(open(b"ok").await.unwrap(), vec![(2, "note 2".into())]);
+    let err = open(b"nope").await.unwrap_err();
+    assert!(
+        matches!(&err, ClientError::Status { status, message }
+            if *status == Status::FORBIDDEN && message.contains("relay needs the capability")),
+        "{err}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -300,4 +325,49 @@ async fn a_balanced_client_spreads_streams_over_its_endpoints() {
     // Both servers served two of them (their handlers ended there).
     one.ended.wait_for(2).await;
     two.ended.wait_for(2).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_ends_with_its_handlers_error() {
+    let running = serve(ServerConfig::default()).await;
+    let notes = client(running.addr).await;
+    let mut rx = notes
+        .count(&CountRequest { n: notes::UNLUCKY })
+        .await
+        .unwrap();
+    // The messages sent before the error arrive, then the error itself.
+    assert_eq!(rx.next().await.unwrap().unwrap().get().seq(), 0);
+    assert_eq!(rx.next().await.unwrap().unwrap().get().seq(), 1);
+    let err = rx.next().await.unwrap_err();
+    assert!(
+        matches!(&err, StreamError::Ended { status, message }
+            if status.0 == 32013 && message == "13 is unlucky"),
+        "{err}"
+    );
+    // As a client error: the application error it is.
+    match ClientError::from(err) {
+        ClientError::App(app) => assert_eq!((app.code.get(), &*app.message), (13, "13 is unlucky")),
+        other => panic!("{other}"),
+    }
+    running.ended.wait_for(1).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_ends_on_both_sides_when_its_deadline_passes() {
+    use zap_runtime::context::CallOptions;
+    let running = serve(ServerConfig::default()).await;
+    let notes = client(running.addr).await;
+    // An echo nobody writes to: only the deadline ends it.
+    let (tx, mut rx) = CallOptions::new()
+        .deadline_in(Duration::from_millis(200))
+        .scope(notes.echo())
+        .await
+        .unwrap();
+    let err = rx.next().await.unwrap_err();
+    assert!(err.is_deadline_exceeded(), "{err}");
+    // The server dropped its handler too.
+    running.ended.wait_for(1).await;
+    drop(tx);
+    // The connection goes on.
+    notes.ping().await.unwrap();
 }

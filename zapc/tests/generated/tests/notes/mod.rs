@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use tokio::sync::Notify;
 use zap_runtime::stream::{Receiver, Sender};
-use zap_runtime::{CallError, Owned};
+use zap_runtime::{AppCode, AppError, CallError, Owned};
 use zapc_generated_tests::streams::{CountRequest, Note, Notes, Total};
 
 /// Counts handlers dropped (returned or cancelled) and wakes whoever waits for one.
@@ -45,6 +45,9 @@ impl Ended {
     }
 }
 
+/// The count `count` answers with two notes and an application error (code 13).
+pub const UNLUCKY: u32 = 13;
+
 pub struct Impl {
     pub ended: Arc<Ended>,
 }
@@ -79,6 +82,12 @@ impl Notes for Impl {
         mut output: Sender<Note>,
     ) -> Result<(), CallError> {
         let _ended = OnDrop(self.ended.clone());
+        // 13 is unlucky: two notes, then an application error.
+        if req.get().n() == UNLUCKY {
+            output.send(&note(0)).await?;
+            output.send(&note(1)).await?;
+            return Err(AppError::new(AppCode::new(13), "13 is unlucky").into());
+        }
         for seq in 0..req.get().n() {
             output.send(&note(seq)).await?;
         }
