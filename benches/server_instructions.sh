@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The servers' user-space instructions per call, counted by callgrind: the example
 # server (ZAP/TCP, eth_getBalance) as it ships, the same server with promise pipelining
-# off (--zap-pipeline-results 0: no answer is copied aside for a later Target), and the
+# off (--zap-pipeline-results 0: no answer is copied aside for a later Target), the same
+# server with every call carrying a deadline and three metadata pairs (zap-ctx), and the
 # bare echo (benches/src/bin/baseline_echo.rs), under the same load, 64 connections at
 # depth 1 and 16; and the example's JSON-RPC over HTTP (eth_getBalance) against a bare
 # hyper server answering a fixed body of the same size (benches/src/bin/baseline_http.rs),
@@ -94,6 +95,10 @@ measure zap zap 127.0.0.1:19999 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19999 \
 measure zap-nopipe zap 127.0.0.1:19997 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19997 \
     --http-addr 127.0.0.1:18547 --zap-pipeline-results 0
 measure echo zap-echo 127.0.0.1:19998 "$BIN/baseline_echo" --addr 127.0.0.1:19998
+# The example server again, every call carrying a call context: a deadline and three
+# metadata pairs (loadgen --target zap-context).
+measure zap-ctx zap-context 127.0.0.1:19995 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19995 \
+    --http-addr 127.0.0.1:18549
 DEPTHS=1
 RUNS="$((SMALL / 4)) $((LARGE / 4))"
 measure jsonrpc http 127.0.0.1:18546 "$BIN/eth-rpc" --zap-addr 127.0.0.1:19996 \
@@ -118,7 +123,7 @@ lines = [f"# server_instructions.sh {small} {large}, made at {commit}",
          ""]
 # (server, depth) -> the two runs' call counts.
 RUNS = {(name, depth): (small, large)
-        for depth in (1, 16) for name in ("zap", "zap-nopipe", "echo")}
+        for depth in (1, 16) for name in ("zap", "zap-nopipe", "echo", "zap-ctx")}
 RUNS.update({(name, 1): (str(int(small) // 4), str(int(large) // 4))
              for name in ("jsonrpc", "hyper")})
 per_call = {}
@@ -137,6 +142,9 @@ for depth in (1, 16):
     lines.append(f"depth {depth:2}: promise pipelining's record of each answer: {zap - nopipe:.0f} "
                  f"instructions per call (the server without it: {nopipe:.0f}, "
                  f"{nopipe / echo:.2f}x the echo)")
+    ctx = per_call[("zap-ctx", depth)]
+    lines.append(f"depth {depth:2}: a call carrying a deadline and three metadata pairs: {ctx:.0f} "
+                 f"instructions per call, {ctx - zap:.0f} more than one carrying none")
     lines.append("")
 jsonrpc, hyper = per_call[("jsonrpc", 1)], per_call[("hyper", 1)]
 lines.append(f"{'jsonrpc':10} depth  1: {jsonrpc:9.0f} instructions per request")

@@ -32,6 +32,10 @@ pub enum Target {
     ZapNode,
     /// The length-delimited echo baseline: the request frame must come back unchanged.
     ZapEcho,
+    /// As `Zap`, each request carrying a call context: a deadline (60 s) and three
+    /// metadata pairs (`request-id`, `tenant`, `trace`: 36 bytes), what a service in a
+    /// fleet sends.
+    ZapContext,
     /// JSON-RPC over HTTP/1.1 `eth_getBalance`: checks the JSON-RPC id, id, balance.
     Http,
     /// The hyper baseline: status 200 and exactly [`baseline::FIXED_BODY`].
@@ -49,6 +53,7 @@ impl Target {
             Target::Zap => "zap",
             Target::ZapNode => "zap-node",
             Target::ZapEcho => "zap-echo",
+            Target::ZapContext => "zap-context",
             Target::Http => "http",
             Target::HttpFixed => "http-fixed",
             Target::Ws => "ws",
@@ -209,7 +214,7 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         let first_id = (i as u64 + 1) << 40;
         tasks.spawn(async move {
             let result = match config.target {
-                Target::Zap | Target::ZapNode | Target::ZapEcho => match stream {
+                Target::Zap | Target::ZapNode | Target::ZapEcho | Target::ZapContext => match stream {
                     Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
                     Conn::Quic => unreachable!("only the quic target makes no TCP connection"),

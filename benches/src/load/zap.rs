@@ -5,7 +5,7 @@
 //! (and reqID) and the request's `Id` in place.
 
 use std::collections::VecDeque;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use zap_runtime::frame::node::{
@@ -34,7 +34,30 @@ struct Template {
     expected: Expected,
 }
 
-fn template(account: &[u8; 20], expected: Expected, framing: Framing) -> Result<Template, String> {
+/// The call context `Target::ZapContext` sends after every envelope.
+fn context_extension() -> Vec<u8> {
+    use zap_runtime::context::{write_extension, Metadata};
+    let mut metadata = Metadata::new();
+    for (key, value) in [
+        ("request-id", "0f8e2c1a-7d3b"),
+        ("tenant", "acme"),
+        ("trace", "00-4bf92f35"),
+    ] {
+        metadata
+            .insert(key, value.as_bytes().to_vec())
+            .expect("a valid pair");
+    }
+    let mut out = Vec::new();
+    write_extension(&mut out, Some(Duration::from_secs(60)), &metadata);
+    out
+}
+
+fn template(
+    account: &[u8; 20],
+    expected: Expected,
+    framing: Framing,
+    context: bool,
+) -> Result<Template, String> {
     let mut b = Builder::new();
     let mut req = BalanceRequestBuilder::new(&mut b);
     req.set_id(0).set_block(BLOCK).set_account(account);
@@ -50,17 +73,23 @@ fn template(account: &[u8; 20], expected: Expected, framing: Framing) -> Result<
     .encode(&mut env)
     .map_err(|e| e.to_string())?;
     let parsed = Request::parse(envelope).map_err(|e| e.to_string())?;
+    let mut with_context = envelope.to_vec();
+    if context {
+        with_context.extend_from_slice(&context_extension());
+    }
     // Byte offsets from the positions of the parsed views inside the envelope.
     let payload_at = parsed.payload.as_ptr() as usize - envelope.as_ptr() as usize;
     let root = |msg: &[u8]| u32::from_le_bytes([msg[8], msg[9], msg[10], msg[11]]) as usize;
     let mut frame = Vec::new();
     let (header, req_at) = match framing {
         Framing::Rpc => {
-            encode_frame(&mut frame, Direction::Request, envelope).map_err(|e| e.to_string())?;
+            encode_frame(&mut frame, Direction::Request, &with_context)
+                .map_err(|e| e.to_string())?;
             (zap_runtime::frame::FRAME_HEADER, None)
         }
         Framing::Node => {
-            encode_node_frame(&mut frame, 1, Flag::Request, envelope).map_err(|e| e.to_string())?;
+            encode_node_frame(&mut frame, 1, Flag::Request, &with_context)
+                .map_err(|e| e.to_string())?;
             (NODE_FRAME_HEADER, Some(4))
         }
     };
@@ -75,11 +104,15 @@ fn template(account: &[u8; 20], expected: Expected, framing: Framing) -> Result<
     })
 }
 
-fn templates(ledger: &eth_rpc::ledger::Ledger, framing: Framing) -> Result<Vec<Template>, String> {
+fn templates(
+    ledger: &eth_rpc::ledger::Ledger,
+    framing: Framing,
+    context: bool,
+) -> Result<Vec<Template>, String> {
     (0..ledger.len())
         .map(|i| {
             let (address, want) = expected(ledger, i);
-            template(&address, want, framing)
+            template(&address, want, framing, context)
         })
         .collect()
 }
@@ -171,7 +204,7 @@ pub(super) async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         Target::ZapNode => Framing::Node,
         _ => Framing::Rpc,
     };
-    let mut templates = templates(ledger, framing)?;
+    let mut templates = templates(ledger, framing, config.target == Target::ZapContext)?;
     let mut stats = ConnStats::default();
     let mut inflight: VecDeque<Sent> = VecDeque::with_capacity(config.depth);
     let mut write = Vec::with_capacity(config.depth * 128);
@@ -305,7 +338,7 @@ mod tests {
     fn patched_template_parses_to_the_patched_values() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 3);
-        let mut t = template(&address, want, Framing::Rpc).unwrap();
+        let mut t = template(&address, want, Framing::Rpc, false).unwrap();
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
         t.frame[t.id_at..t.id_at + 8].copy_from_slice(&12345u64.to_le_bytes());
         let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
