@@ -214,11 +214,13 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         let first_id = (i as u64 + 1) << 40;
         tasks.spawn(async move {
             let result = match config.target {
-                Target::Zap | Target::ZapNode | Target::ZapEcho | Target::ZapContext => match stream {
-                    Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
-                    Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
-                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
-                },
+                Target::Zap | Target::ZapNode | Target::ZapEcho | Target::ZapContext => {
+                    match stream {
+                        Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
+                        Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
+                        Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
+                    }
+                }
                 Target::Quic => quic::drive(&config, clock.clone(), ledger.clone(), first_id).await,
                 Target::Ws => match stream {
                     Conn::Plain(s) => ws::drive(s, &config, &clock, &ledger, first_id).await,
