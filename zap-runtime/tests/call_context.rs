@@ -616,3 +616,41 @@ async fn calls_read_before_the_peer_closes_its_side_are_answered() {
     assert_eq!(hop.dropped.load(Ordering::SeqCst), 0);
     stop.cancel();
 }
+
+#[tokio::test]
+async fn the_balanced_client_sends_overloaded_calls_elsewhere() {
+    use zap_runtime::client::{BalanceConfig, Balanced};
+    // One server that refuses everything for load (a limit of 0), one that serves.
+    let full = Arc::new(Hop::default());
+    let (full_addr, full_stop) = serve(
+        Arc::clone(&full),
+        ServerConfig {
+            load_limit: Some(LoadLimit::new(0)),
+            ..ServerConfig::default()
+        },
+    )
+    .await;
+    let open = Arc::new(Hop::default());
+    let (open_addr, open_stop) = serve(Arc::clone(&open), ServerConfig::default()).await;
+    let balanced = Balanced::new(
+        [full_addr.to_string(), open_addr.to_string()],
+        BalanceConfig::default(),
+    );
+    assert!(
+        balanced.ready(2, Duration::from_secs(5)).await,
+        "both endpoints connect"
+    );
+    // Not idempotent, and every call still answered: an overloaded one was not run.
+    for _ in 0..40 {
+        balanced.call(WAIT, &request(0)).await.unwrap();
+    }
+    assert_eq!(full.started.load(Ordering::SeqCst), 0);
+    assert_eq!(open.started.load(Ordering::SeqCst), 40);
+    // With nowhere else to go, the caller sees the refusal.
+    let alone = Balanced::new([full_addr.to_string()], BalanceConfig::default());
+    assert!(alone.ready(1, Duration::from_secs(5)).await, "it connects");
+    let err = alone.call(WAIT, &request(0)).await.unwrap_err();
+    assert!(err.is_overloaded(), "{err}");
+    full_stop.cancel();
+    open_stop.cancel();
+}

@@ -17,6 +17,11 @@
 //!   [`ClientError::Closed`]; it never queues for a server that may not come back.
 //! * **Retry** of the caller's idempotent methods ([`Retry`]) goes through the
 //!   balancer again, so it lands on another endpoint when its own was lost.
+//! * **Overloaded is sent elsewhere.** A server over its load limit answers 503
+//!   "overloaded" without running the call, so any call, idempotent or not, is sent
+//!   again through the balancer, at most once per other endpoint, and the endpoint is
+//!   passed over for [`BalanceConfig::overload_backoff`] (the balancer waits for it
+//!   only when no other is ready).
 //!
 //! [`Balanced`] implements [`Transport`]: the generated clients run on it unchanged
 //! (`EthClient::new(balanced)`).
@@ -51,6 +56,8 @@ pub struct BalanceConfig {
     pub retry: Retry,
     /// Calls queued for the balancer at most (default 1024).
     pub queue: usize,
+    /// How long an endpoint that answered "overloaded" is passed over (default 100 ms).
+    pub overload_backoff: Duration,
 }
 
 impl Default for BalanceConfig {
@@ -61,6 +68,7 @@ impl Default for BalanceConfig {
             probe_interval: Duration::from_millis(500),
             retry: Retry::default(),
             queue: 1024,
+            overload_backoff: Duration::from_millis(100),
         }
     }
 }
@@ -94,9 +102,18 @@ struct Health {
     ejected: AtomicBool,
     eject_after: u32,
     probe_interval: Duration,
+    /// Until when the endpoint is passed over, having answered "overloaded".
+    shed_until: std::sync::Mutex<Option<tokio::time::Instant>>,
+    overload_backoff: Duration,
 }
 
 impl Health {
+    /// Whether the endpoint answered "overloaded" within the backoff.
+    fn shedding(&self) -> bool {
+        let until = *self.shed_until.lock().unwrap_or_else(|e| e.into_inner());
+        until.is_some_and(|until| tokio::time::Instant::now() < until)
+    }
+
     fn is_up(&self) -> bool {
         !self.ejected.load(Ordering::Relaxed) && self.conn.is_connected()
     }
@@ -115,6 +132,17 @@ impl Health {
                     );
                     tokio::spawn(probe(self.clone()));
                 }
+            }
+            Err(e) if e.is_overloaded() => {
+                self.failures.store(0, Ordering::Relaxed);
+                let until = tokio::time::Instant::now() + self.overload_backoff;
+                *self.shed_until.lock().unwrap_or_else(|e| e.into_inner()) = Some(until);
+                // Wake the balancer when the backoff is over.
+                let health = self.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep_until(until).await;
+                    health.conn.poke();
+                });
             }
             _ => self.failures.store(0, Ordering::Relaxed),
         }
@@ -158,7 +186,7 @@ impl Service<Call> for Endpoint {
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), ClientError>> {
         // Register first, so a change between the check and the registration wakes us.
         self.0.conn.wake_on_change(cx.waker());
-        if self.0.is_up() {
+        if self.0.is_up() && !self.0.shedding() {
             Poll::Ready(Ok(()))
         } else {
             Poll::Pending
@@ -203,6 +231,8 @@ impl Balanced {
                     ejected: AtomicBool::new(false),
                     eject_after: config.eject_after.max(1),
                     probe_interval: config.probe_interval,
+                    shed_until: std::sync::Mutex::new(None),
+                    overload_backoff: config.overload_backoff,
                 })
             })
             .collect();
@@ -343,11 +373,21 @@ impl Transport for Balanced {
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
         let payload: Arc<[u8]> = payload.into();
         let mut attempt = 0;
+        let mut overloaded = 0;
         loop {
             match self.call_once(ordinal, &payload).await {
                 Err(e) if self.retry.allows(ordinal, attempt, &e) => {
                     attempt += 1;
                     tracing::debug!(ordinal, attempt, "retrying through the balancer after {e}");
+                }
+                // Not run: safe to send again, whatever the method.
+                Err(e) if e.is_overloaded() && overloaded + 1 < self.endpoints.len() => {
+                    overloaded += 1;
+                    tracing::debug!(
+                        ordinal,
+                        overloaded,
+                        "sending an overloaded call elsewhere: {e}"
+                    );
                 }
                 result => return result,
             }
