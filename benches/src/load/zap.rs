@@ -356,7 +356,7 @@ mod tests {
     fn patched_node_template_parses_to_the_patched_values() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 5);
-        let mut t = template(&address, want, Framing::Node).unwrap();
+        let mut t = template(&address, want, Framing::Node, false).unwrap();
         let at = t.req_at.unwrap();
         t.frame[at..at + 4].copy_from_slice(&77u32.to_le_bytes());
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
@@ -374,5 +374,21 @@ mod tests {
         assert_eq!((req.method, req.promise_id, req.target), (1, 77, 0));
         let body = crate::generated::eth::BalanceRequestReader::parse(req.payload).unwrap();
         assert_eq!((body.id(), body.account()), (12345, &address));
+    }
+
+    #[test]
+    fn context_template_carries_its_extension_after_the_envelope() {
+        let ledger = eth_rpc::ledger::Ledger::default();
+        let (address, want) = expected(&ledger, 2);
+        let mut t = template(&address, want, Framing::Rpc, true).unwrap();
+        t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&9u32.to_le_bytes());
+        let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
+        assert_eq!(used, t.frame.len());
+        let req = Request::parse(frame.envelope).unwrap();
+        assert_eq!((req.method, req.promise_id), (1, 9));
+        let size = u32::from_le_bytes(frame.envelope[12..16].try_into().unwrap()) as usize;
+        let extension = zap_runtime::context::Extension::parse(&frame.envelope[size..]).unwrap();
+        assert_eq!(extension.budget(), Some(Duration::from_secs(60)));
+        assert_eq!(extension.len(), 3);
     }
 }
