@@ -654,3 +654,101 @@ async fn the_balanced_client_sends_overloaded_calls_elsewhere() {
     full_stop.cancel();
     open_stop.cancel();
 }
+
+#[tokio::test]
+async fn json_rpc_over_http_drops_the_handler_of_a_closed_connection() {
+    use crate::http_support::{
+        request, wait_for_slow_call, Server, SLOW_CALLS_DROPPED, SLOW_CALLS_STARTED,
+    };
+    use serde_json::json;
+    use zap_runtime::http::HttpConfig;
+    let server = Server::start(HttpConfig::default()).await;
+    let started = SLOW_CALLS_STARTED.load(Ordering::SeqCst);
+    // A duration no other test asks for: the drop recorded under it is this call's.
+    const MS: u64 = 10_007;
+    let mut raw = server.connect().await;
+    let body = request(json!(1), "calc_slow", json!([MS]));
+    let head = format!(
+        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    raw.send(head.as_bytes()).await;
+    raw.send(body.as_bytes()).await;
+    wait_for_slow_call(started).await;
+    // The caller goes away: the server drops the handler.
+    drop(raw);
+    crate::server_support::until("the slow handler is dropped", || {
+        SLOW_CALLS_DROPPED.lock().unwrap().contains(&MS)
+    })
+    .await;
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
+    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig, QuicServer};
+    use zap_runtime::tls::{ClientTls, ServerTls};
+    let pki = crate::pki::Pki::new();
+    let tls = ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
+        .build()
+        .unwrap();
+    let hop = Arc::new(Hop::default());
+    let server = QuicServer::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::clone(&hop),
+        &tls,
+        QuicConfig::default(),
+    )
+    .unwrap();
+    let addr = server.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(server.run(stop.clone()));
+    let client_tls = ClientTls::builder("localhost")
+        .ca_pem_file(pki.path("ca.pem"))
+        .build()
+        .unwrap();
+    let client = QuicClient::connect(addr, &client_tls, QuicClientConfig::default())
+        .await
+        .unwrap();
+    // A deadline that passes in the handler: 504, the handler dropped.
+    let err = CallOptions::new()
+        .deadline_in(Duration::from_millis(100))
+        .scope(client.call(WAIT, &request(10_000)))
+        .await
+        .unwrap_err();
+    assert!(err.is_deadline_exceeded(), "{err}");
+    crate::server_support::until("the handler past its deadline is dropped", || {
+        hop.dropped.load(Ordering::SeqCst) == 1
+    })
+    .await;
+    // The metadata arrives too.
+    let answer = CallOptions::new()
+        .header("request-id", "q1")
+        .unwrap()
+        .scope(client.call(CONTEXT, b""))
+        .await
+        .unwrap();
+    assert_eq!(
+        values(&answer)[1..],
+        [1, 2, u64::from(b'q') + u64::from(b'1')]
+    );
+    // A call whose caller gives up: its QUIC stream is reset, the handler dropped,
+    // while other calls on the connection go on.
+    let slow = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call(WAIT, &request(10_000)).await })
+    };
+    crate::server_support::until("the slow handler runs", || {
+        hop.started.load(Ordering::SeqCst) == 2
+    })
+    .await;
+    for _ in 0..5 {
+        client.call(WAIT, &request(1)).await.unwrap();
+    }
+    slow.abort();
+    crate::server_support::until("the abandoned handler is dropped", || {
+        hop.dropped.load(Ordering::SeqCst) == 2
+    })
+    .await;
+    stop.cancel();
+}

@@ -100,6 +100,21 @@ impl ZapStruct for Unserializable {
 /// How many `calc_slow` calls have started, so a test can wait for one to be in flight.
 pub static SLOW_CALLS_STARTED: AtomicUsize = AtomicUsize::new(0);
 
+/// The milliseconds asked of each `calc_slow` call dropped before it finished
+/// (cancelled): a test waits for its own value.
+pub static SLOW_CALLS_DROPPED: std::sync::Mutex<Vec<u64>> = std::sync::Mutex::new(Vec::new());
+
+/// Records a `calc_slow` call of `.1` ms dropped before it finished.
+struct Unfinished(bool, u64);
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.0 {
+            SLOW_CALLS_DROPPED.lock().unwrap().push(self.1);
+        }
+    }
+}
+
 /// Wait (up to 5 s) until more than `before` `calc_slow` calls have started.
 pub async fn wait_for_slow_call(before: usize) {
     let started = async {
@@ -238,7 +253,9 @@ impl Service for Calc {
             4 => {
                 let ms = number()?.value;
                 SLOW_CALLS_STARTED.fetch_add(1, Ordering::SeqCst);
+                let mut running = Unfinished(false, ms);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
+                running.0 = true;
                 Number { value: ms }.encode(out).unwrap();
                 Ok(Reply::Message)
             }
