@@ -127,6 +127,33 @@ async fn the_go_stream_client_receives_our_server_stream() {
         .collect();
     expected.push("end".into());
     assert_eq!(lines, expected);
+    // Streams that end with an outcome after the stream id (an application error after
+    // two notes, an unknown method refused with 404): the Go runtime reads the id, ignores
+    // the rest, and sees the stream end.
+    let stream = |method: &str, init: String| {
+        vec![
+            "stream".into(),
+            "--addr".into(),
+            addr.to_string(),
+            "--transport".into(),
+            "tcp".into(),
+            "--method".into(),
+            method.to_owned(),
+            "--init-hex".into(),
+            init,
+        ]
+    };
+    let unlucky = go_client(stream("11", hex_of(&CountRequest { n: notes::UNLUCKY }))).await;
+    let expected: Vec<String> = vec![
+        format!("msg={}", hex_of(&note(0))),
+        format!("msg={}", hex_of(&note(1))),
+        "end".into(),
+    ];
+    assert_eq!(unlucky, expected);
+    assert_eq!(
+        go_client(stream("99", String::new())).await,
+        vec!["end".to_owned()]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
