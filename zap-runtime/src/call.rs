@@ -283,7 +283,8 @@ fn extension_context(
     bytes: &[u8],
 ) -> Result<Context, crate::context::ExtensionError> {
     let extension = crate::context::Extension::parse(bytes)?;
-    let mut context = Context::new();
+    // A caller that sends a context reads the metadata its answer carries back.
+    let mut context = Context::new().with_answer_metadata(crate::context::AnswerMetadata::new());
     if let Some(budget) = extension.budget() {
         // A budget past what the clock can say is no deadline at all.
         if let Some(deadline) = Instant::now().checked_add(budget) {

@@ -25,7 +25,8 @@ use crate::server_support::{frame, Raw};
 const WAIT: u32 = 1;
 /// Answers what the handler sees of its context: remaining milliseconds (u64::MAX for
 /// no deadline) @0, metadata pairs @8, the `request-id` value's length @16 and byte sum
-/// @24.
+/// @24; and sends back as answer metadata `served-by: hop` and the `request-id` it got,
+/// where the caller reads answer metadata (@32: 1 if so).
 const CONTEXT: u32 = 2;
 /// Records the time it has left, then calls its next hop with the same payload.
 const FORWARD: u32 = 3;
@@ -98,6 +99,12 @@ impl Service for Hop {
                     .map_or(u64::MAX, |d| d.as_millis() as u64);
                 let id = context.metadata().get("request-id").unwrap_or_default();
                 let sum = id.iter().map(|&b| u64::from(b)).sum();
+                let answered = context.set_answer_metadata("served-by", "hop").is_ok();
+                if answered && !id.is_empty() {
+                    context
+                        .set_answer_metadata("request-id", id.to_vec())
+                        .map_err(|e| CallError::internal(e.to_string()))?;
+                }
                 number(
                     out,
                     &[
@@ -105,6 +112,7 @@ impl Service for Hop {
                         context.metadata().len() as u64,
                         id.len() as u64,
                         sum,
+                        u64::from(answered),
                     ],
                 )
             }
@@ -751,4 +759,78 @@ async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
     })
     .await;
     stop.cancel();
+}
+
+#[tokio::test]
+async fn answers_carry_metadata_back_to_callers_that_read_it() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use zap_runtime::context::{AnswerMetadata, Extension};
+    let hop = Arc::new(Hop::default());
+    let (addr, stop) = serve(hop, ServerConfig::default()).await;
+    let client = Client::connect(addr).await.unwrap();
+    // Asked for: the handler's pairs come back, whether or not the call sends any.
+    for request_id in [None, Some("r-17")] {
+        let answer = AnswerMetadata::new();
+        let mut options = CallOptions::new().answer_metadata_into(&answer);
+        if let Some(id) = request_id {
+            options = options.header("request-id", id).unwrap();
+        }
+        let body = options.scope(client.call(CONTEXT, b"")).await.unwrap();
+        assert_eq!(Message::parse(&body).unwrap().root().u64(32), 1);
+        let got = answer.get();
+        assert_eq!(got.get_str("served-by"), Some("hop"));
+        assert_eq!(got.get_str("request-id"), request_id);
+    }
+    // A caller that sends no context gets none: the handler is told so.
+    let body = client.call(CONTEXT, b"").await.unwrap();
+    assert_eq!(Message::parse(&body).unwrap().root().u64(32), 0);
+    // On the wire: the pairs follow the response envelope in its frame.
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut asked = Metadata::new();
+    asked.insert("request-id", "raw").unwrap();
+    tcp.write_all(&frame_with(CONTEXT, 1, b"", &extension(None, &asked)))
+        .await
+        .unwrap();
+    let mut head = [0u8; 5];
+    tcp.read_exact(&mut head).await.unwrap();
+    assert_eq!(head[4], Direction::Response as u8);
+    let mut envelope = vec![0u8; u32::from_le_bytes(head[..4].try_into().unwrap()) as usize - 1];
+    tcp.read_exact(&mut envelope).await.unwrap();
+    let response = zap_runtime::rpc::Response::parse(&envelope).unwrap();
+    assert_eq!((response.status, response.promise_id), (Status::OK, 1));
+    let size = u32::from_le_bytes(envelope[12..16].try_into().unwrap()) as usize;
+    let back = Extension::parse(&envelope[size..]).unwrap();
+    assert_eq!((back.budget(), back.len()), (None, 2));
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn json_rpc_over_http_sends_answer_metadata_as_headers() {
+    use crate::http_support::{request, Server};
+    use serde_json::json;
+    use zap_runtime::http::HttpConfig;
+    let server = Server::start(HttpConfig::default()).await;
+    // `calc_ping` sends `served-by: calc` back to a caller that sent a context.
+    let ping = request(json!(1), "calc_ping", json!([]));
+    let post = |extra: &'static str| {
+        let ping = ping.clone();
+        let server = &server;
+        async move {
+            let mut raw = server.connect().await;
+            let head = format!(
+                "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
+                ping.len()
+            );
+            raw.send(head.as_bytes()).await;
+            raw.send(ping.as_bytes()).await;
+            raw.read_response().await
+        }
+    };
+    let with = post("Zap-Meta-Request-Id: h1\r\n").await;
+    assert_eq!(with.status, 200);
+    assert_eq!(with.header("zap-meta-served-by"), Some("calc"));
+    let without = post("").await;
+    assert_eq!(without.status, 200);
+    assert_eq!(without.header("zap-meta-served-by"), None);
+    server.shutdown().await;
 }

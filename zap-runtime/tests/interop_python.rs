@@ -1176,17 +1176,16 @@ fn rust_builds_python_reads() {
     let mut envelopes = envelopes;
     let mut metadata = zap_runtime::context::Metadata::new();
     metadata.insert("request-id", vec![0u8, 1, 2, 255]).unwrap();
+    // Each answer again with the metadata an answer carries back (no budget).
     for i in 0..envelopes.len() {
-        if envelopes[i].kind() == "request" {
-            let mut wire = env_wires[i].clone();
-            zap_runtime::context::write_extension(
-                &mut wire,
-                Some(std::time::Duration::from_millis(2500)),
-                &metadata,
-            );
-            envelopes.push(envelopes[i].clone());
-            env_wires.push(wire);
-        }
+        let budget = match envelopes[i].kind() {
+            "request" => Some(std::time::Duration::from_millis(2500)),
+            _ => None,
+        };
+        let mut wire = env_wires[i].clone();
+        zap_runtime::context::write_extension(&mut wire, budget, &metadata);
+        envelopes.push(envelopes[i].clone());
+        env_wires.push(wire);
     }
 
     let request = json!({

@@ -238,10 +238,19 @@ fn dispatch_frames<D: ResponseFrames>(
             }
             Routed::Ignored => continue,
         };
-        let resp = Response::parse(&frame[envelope])
+        let resp = Response::parse(&frame[envelope.clone()])
             .map_err(|e| Failure::Protocol(format!("bad response envelope: {e}")))?;
+        // Metadata the answer carries back, after the envelope.
+        let metadata = crate::context::answer_metadata(&frame, envelope)
+            .map_err(|e| Failure::Protocol(format!("the answer's metadata: {e}")))?
+            .map(Box::new);
         let id = req_id.unwrap_or(resp.promise_id);
-        if !shared.resolve(id, resp.status, crate::owned::share(&frame, resp.body)) {
+        if !shared.resolve(
+            id,
+            resp.status,
+            crate::owned::share(&frame, resp.body),
+            metadata,
+        ) {
             tracing::debug!(
                 id,
                 promise_id = resp.promise_id,

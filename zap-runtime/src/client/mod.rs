@@ -353,9 +353,9 @@ impl Client {
     ) -> Result<(Status, Bytes), ClientError> {
         let (frame, budget) = CallOptions::with_outgoing(
             self.inner.config.deadline,
-            |budget, metadata| -> Result<_, ClientError> {
-                let extension =
-                    (budget.is_some() || !metadata.is_empty()).then_some((budget, metadata));
+            |budget, metadata, answer| -> Result<_, ClientError> {
+                let extension = (budget.is_some() || !metadata.is_empty() || answer)
+                    .then_some((budget, metadata));
                 Ok((
                     self.encode(promise_id, ordinal, target, payload, extension)?,
                     budget,
@@ -395,7 +395,15 @@ impl Client {
         match timeout_at(deadline, answer).await {
             Err(_) => Err(timed_out),
             Ok(Err(_)) => Err(ClientError::Closed(String::new())),
-            Ok(Ok(answer)) => answer.map_err(|failure| failure.to_error()),
+            Ok(Ok(answer)) => match answer {
+                Ok((status, body, metadata)) => {
+                    if let Some(metadata) = metadata {
+                        CallOptions::deliver_answer(*metadata);
+                    }
+                    Ok((status, body))
+                }
+                Err(failure) => Err(failure.to_error()),
+            },
         }
     }
 
@@ -422,9 +430,9 @@ impl Client {
         // ends on both sides when the deadline passes.
         let (frame, budget) = CallOptions::with_outgoing(
             self.inner.config.deadline,
-            |budget, metadata| -> Result<_, ClientError> {
-                let extension =
-                    (budget.is_some() || !metadata.is_empty()).then_some((budget, metadata));
+            |budget, metadata, answer| -> Result<_, ClientError> {
+                let extension = (budget.is_some() || !metadata.is_empty() || answer)
+                    .then_some((budget, metadata));
                 Ok((
                     request_frame(&request, FrameHead::StreamOpen, extension)?,
                     budget,

@@ -33,7 +33,8 @@ impl Failure {
 }
 
 /// What a waiting caller receives.
-pub(crate) type Answer = Result<(Status, Bytes), Failure>;
+/// A call's answer: its status, its body and the metadata it carried back, if any.
+pub(crate) type Answer = Result<(Status, Bytes, Option<Box<crate::context::Metadata>>), Failure>;
 
 #[derive(Default)]
 struct State {
@@ -156,11 +157,17 @@ impl Shared {
 
     /// Hand an answer to the caller of `id` (its body shares the read buffer: no copy);
     /// false if nobody waits for it.
-    pub(crate) fn resolve(&self, id: u32, status: Status, body: Bytes) -> bool {
+    pub(crate) fn resolve(
+        &self,
+        id: u32,
+        status: Status,
+        body: Bytes,
+        metadata: Option<Box<crate::context::Metadata>>,
+    ) -> bool {
         let Some(tx) = self.lock().pending.remove(&id) else {
             return false;
         };
-        let _ = tx.send(Ok((status, body)));
+        let _ = tx.send(Ok((status, body, metadata)));
         true
     }
 

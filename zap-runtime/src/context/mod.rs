@@ -43,7 +43,7 @@ mod scope;
     docsrs,
     doc(cfg(any(feature = "server", feature = "client", feature = "jsonrpc")))
 )]
-pub use scope::{CallOptions, Context, PROPAGATION_MARGIN};
+pub use scope::{AnswerMetadata, CallOptions, Context, PROPAGATION_MARGIN};
 
 /// The extension's first two bytes.
 pub const MAGIC: [u8; 2] = *b"ZC";
@@ -89,6 +89,8 @@ pub enum ExtensionError {
         "metadata key {0:?} is not 1 to {MAX_KEY_LEN} characters of a-z, 0-9, '-', '_' and '.'"
     )]
     Key(String),
+    #[error("this call's caller sent no context, so its answer carries no metadata back")]
+    NoAnswer,
 }
 
 /// Whether `key` may name a metadata pair: 1 to [`MAX_KEY_LEN`] bytes of `a-z`, `0-9`,
@@ -307,6 +309,31 @@ impl Metadata {
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
     }
+}
+
+/// The metadata an answer carries after its envelope (`frame[envelope]`: the response
+/// message, then, when the frame is longer than the message says, an extension without
+/// a budget); `None` for none.
+pub fn answer_metadata(
+    frame: &Bytes,
+    envelope: core::ops::Range<usize>,
+) -> Result<Option<Metadata>, ExtensionError> {
+    let bytes = &frame[envelope.clone()];
+    let size = bytes.get(12..16).map_or(bytes.len(), |s| {
+        u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize
+    });
+    if size >= bytes.len() {
+        return Ok(None);
+    }
+    let extension = Extension::parse(&bytes[size..])?;
+    if extension.budget().is_some() {
+        return Err(ExtensionError::Flags(FLAG_BUDGET));
+    }
+    Ok(Some(Metadata::from_extension(
+        &extension,
+        frame,
+        envelope.start + size,
+    )))
 }
 
 /// Append the extension for `budget` and `metadata` to `out`. The budget is rounded up

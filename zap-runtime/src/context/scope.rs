@@ -3,12 +3,60 @@
 //! change to read them, and a generated client does not change to send them.
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
-use super::Metadata;
+use super::{ExtensionError, Metadata};
+
+/// Metadata an answer carries back (trailers: a server timing, a request id): the
+/// handler adds pairs with [`Context::set_answer_metadata`]; a client reads them from the
+/// handle it gave [`CallOptions::answer_metadata_into`]. A shared handle: clones see the
+/// same pairs.
+#[derive(Clone, Debug, Default)]
+pub struct AnswerMetadata(Arc<Mutex<Metadata>>);
+
+impl AnswerMetadata {
+    /// An empty handle.
+    pub fn new() -> Self {
+        AnswerMetadata::default()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Metadata> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The pairs received (or set) so far.
+    pub fn get(&self) -> Metadata {
+        self.lock().clone()
+    }
+
+    /// Whether no pair was received (or set).
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    /// Add a pair, within the limits of [`Metadata::insert`].
+    pub fn insert(
+        &self,
+        key: impl AsRef<str>,
+        value: impl Into<bytes::Bytes>,
+    ) -> Result<(), ExtensionError> {
+        self.lock().insert(key, value).map(|_| ())
+    }
+
+    /// Take the pairs out, leaving none.
+    #[cfg_attr(not(any(feature = "server", feature = "http")), allow(dead_code))]
+    pub(crate) fn take(&self) -> Metadata {
+        std::mem::take(&mut *self.lock())
+    }
+
+    /// Replace the pairs with `metadata` (a client, with an answer's).
+    pub(crate) fn set(&self, metadata: Metadata) {
+        *self.lock() = metadata;
+    }
+}
 
 tokio::task_local! {
     static CURRENT: Context;
@@ -51,6 +99,8 @@ pub const PROPAGATION_MARGIN: Duration = Duration::from_millis(5);
 pub struct Context {
     deadline: Option<Instant>,
     metadata: Arc<Metadata>,
+    /// Where the handler's answer metadata goes, when the transport can carry it back.
+    answer: Option<AnswerMetadata>,
 }
 
 impl Context {
@@ -105,6 +155,35 @@ impl Context {
         &self.metadata
     }
 
+    /// Send the pair `key: value` back with the answer. Answers carry metadata to
+    /// callers that sent a context of their own (a deadline or metadata, or a wish for
+    /// answer metadata: the Rust clients send one when given
+    /// [`CallOptions::answer_metadata_into`]); for any other call this is refused, since
+    /// its caller would not read it.
+    pub fn set_answer_metadata(
+        &self,
+        key: impl AsRef<str>,
+        value: impl Into<bytes::Bytes>,
+    ) -> Result<(), ExtensionError> {
+        match &self.answer {
+            Some(answer) => answer.insert(key, value),
+            None => Err(ExtensionError::NoAnswer),
+        }
+    }
+
+    /// The same context with a place for answer metadata, which the transport sends
+    /// back after the call.
+    pub fn with_answer_metadata(mut self, answer: AnswerMetadata) -> Self {
+        self.answer = Some(answer);
+        self
+    }
+
+    /// Where the answer metadata goes, if the call has a place for it.
+    #[cfg_attr(not(any(feature = "server", feature = "http")), allow(dead_code))]
+    pub(crate) fn answer_slot(&self) -> Option<&AnswerMetadata> {
+        self.answer.as_ref()
+    }
+
     /// Run `f` as a call with this context: what [`Context::current`] answers inside
     /// it. The servers do this for every call that carries a context; it is here for
     /// tests and for transports of one's own. The deadline is not enforced by this.
@@ -139,6 +218,7 @@ impl Context {
 pub struct CallOptions {
     budget: Option<Duration>,
     metadata: Metadata,
+    answer: Option<AnswerMetadata>,
 }
 
 impl CallOptions {
@@ -164,6 +244,14 @@ impl CallOptions {
         Ok(self)
     }
 
+    /// Put the metadata each answer carries back into `answer` (each answer's pairs
+    /// replace the last ones). The calls then carry a context even without a deadline
+    /// or metadata, which tells a zapc server the caller reads answer metadata.
+    pub fn answer_metadata_into(mut self, answer: &AnswerMetadata) -> Self {
+        self.answer = Some(answer.clone());
+        self
+    }
+
     /// The budget given to [`CallOptions::deadline_in`].
     pub fn budget(&self) -> Option<Duration> {
         self.budget
@@ -181,11 +269,13 @@ impl CallOptions {
 
     /// What a call sent now carries: its budget (the smallest of the scope's, the
     /// client's `default`, and the handled call's time left less the margin) and the
-    /// scope's metadata, through `f`. Reads two task-locals; allocates nothing.
+    /// scope's metadata, through `f`; `f` is told too whether the scope reads answer
+    /// metadata (then the call carries a context even if empty). Reads two task-locals;
+    /// allocates nothing.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn with_outgoing<R>(
         default: Option<Duration>,
-        f: impl FnOnce(Option<Duration>, &Metadata) -> R,
+        f: impl FnOnce(Option<Duration>, &Metadata, bool) -> R,
     ) -> R {
         let inherited = CURRENT
             .try_with(|c| c.remaining())
@@ -195,14 +285,26 @@ impl CallOptions {
         let budget = min_some(default, inherited);
         static NONE: Metadata = Metadata::new();
         let mut f = Some(f);
-        let scoped =
-            OUTGOING.try_with(|o| f.take().map(|f| f(min_some(budget, o.budget), &o.metadata)));
+        let scoped = OUTGOING.try_with(|o| {
+            f.take()
+                .map(|f| f(min_some(budget, o.budget), &o.metadata, o.answer.is_some()))
+        });
         match (scoped, f) {
             (Ok(Some(r)), _) => r,
-            (_, Some(f)) => f(budget, &NONE),
+            (_, Some(f)) => f(budget, &NONE, false),
             // `f` was taken only by the scope's call, which answered.
             (_, None) => unreachable!("the scope's call took the closure and answered"),
         }
+    }
+
+    /// Hand an answer's metadata to the scope that asked for it, if any.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn deliver_answer(metadata: Metadata) {
+        let _ = OUTGOING.try_with(|o| {
+            if let Some(answer) = &o.answer {
+                answer.set(metadata);
+            }
+        });
     }
 }
 
@@ -220,15 +322,15 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn outgoing_budget_is_the_smallest() {
-        let none = CallOptions::with_outgoing(None, |b, m| (b, m.len()));
+        let none = CallOptions::with_outgoing(None, |b, m, _| (b, m.len()));
         assert_eq!(none, (None, 0));
-        let default = CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _| b);
+        let default = CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _, _| b);
         assert_eq!(default, Some(Duration::from_secs(9)));
         let inherited = Context::new()
             .with_budget(Duration::from_secs(2))
             .scope(async {
                 tokio::time::advance(Duration::from_millis(500)).await;
-                CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _| b)
+                CallOptions::with_outgoing(Some(Duration::from_secs(9)), |b, _, _| b)
             })
             .await;
         assert_eq!(
@@ -240,7 +342,7 @@ mod tests {
             .header("k", "v")
             .unwrap()
             .scope(async {
-                CallOptions::with_outgoing(None, |b, m| (b, m.get_str("k").map(str::to_owned)))
+                CallOptions::with_outgoing(None, |b, m, _| (b, m.get_str("k").map(str::to_owned)))
             })
             .await;
         assert_eq!(scoped, (Some(Duration::from_millis(100)), Some("v".into())));
@@ -249,7 +351,7 @@ mod tests {
             .with_budget(Duration::from_millis(1))
             .scope(async {
                 tokio::time::advance(Duration::from_millis(10)).await;
-                CallOptions::with_outgoing(None, |b, _| b)
+                CallOptions::with_outgoing(None, |b, _, _| b)
             })
             .await;
         assert_eq!(expired, Some(Duration::ZERO));

@@ -177,6 +177,7 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
             ))
         }
     };
+    let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
     let caller = Caller {
         authorize: config.authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
@@ -193,8 +194,31 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
     )
     .await
     {
-        Some(answer) => json(StatusCode::OK, Bytes::from(answer)),
+        Some(body) => {
+            let mut reply = json(StatusCode::OK, Bytes::from(body));
+            if let Some(answer) = answer {
+                answer_headers(&answer.take(), reply.headers_mut());
+            }
+            reply
+        }
         None => empty(StatusCode::NO_CONTENT),
+    }
+}
+
+/// The answer metadata the handlers sent back, as `Zap-Meta-<key>` headers; a value
+/// that cannot be a header value (control bytes) is left out, and logged.
+fn answer_headers(metadata: &crate::context::Metadata, headers: &mut hyper::HeaderMap) {
+    for (key, value) in metadata.iter() {
+        let name = hyper::header::HeaderName::try_from(format!("{METADATA_PREFIX}{key}"));
+        match (name, hyper::header::HeaderValue::from_bytes(value)) {
+            (Ok(name), Ok(value)) => {
+                headers.append(name, value);
+            }
+            _ => tracing::debug!(
+                key,
+                "answer metadata not sent: its value is not a header value"
+            ),
+        }
     }
 }
 
@@ -462,5 +486,6 @@ fn request_context(headers: &hyper::HeaderMap) -> Result<Option<crate::context::
     if !metadata.is_empty() {
         context = Some(context.unwrap_or_default().with_metadata(metadata));
     }
-    Ok(context)
+    // A caller that sends a context reads the metadata its answer carries back.
+    Ok(context.map(|c| c.with_answer_metadata(crate::context::AnswerMetadata::new())))
 }

@@ -152,14 +152,16 @@ impl QuicClient {
             payload,
         }
         .encode(&mut b)?;
-        let (mut message, budget) =
-            crate::context::CallOptions::with_outgoing(self.config.deadline, |budget, metadata| {
+        let (mut message, budget) = crate::context::CallOptions::with_outgoing(
+            self.config.deadline,
+            |budget, metadata, answer| {
                 let mut message = envelope.to_vec();
-                if budget.is_some() || !metadata.is_empty() {
+                if budget.is_some() || !metadata.is_empty() || answer {
                     crate::context::write_extension(&mut message, budget, metadata);
                 }
                 (message, budget)
-            });
+            },
+        );
         let mut frame = Vec::with_capacity(message.len() + 5);
         put_frame(&mut frame, Some(op), &message);
         message.clear();
@@ -189,6 +191,12 @@ impl QuicClient {
                 "the answer is for PromiseID {}, not {id}",
                 response.promise_id
             )));
+        }
+        // Metadata the answer carries back, after the envelope.
+        let metadata = crate::context::answer_metadata(&answer, 0..answer.len())
+            .map_err(|e| ClientError::Protocol(format!("the answer's metadata: {e}")))?;
+        if let Some(metadata) = metadata {
+            crate::context::CallOptions::deliver_answer(metadata);
         }
         if response.status == Status::OK {
             Ok(response.body.to_vec())

@@ -319,6 +319,7 @@ async fn answer<S: Service>(
             return;
         }
     };
+    let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
     let call = call::Call {
         ordinal: req.method,
         cap: req.cap,
@@ -352,7 +353,18 @@ async fn answer<S: Service>(
         }
     };
     let (status, body) = outcome.answer(&out, &mut text);
-    let frame = response_frame(status, req.promise_id, body);
+    let mut frame = response_frame(status, req.promise_id, body);
+    // Metadata the handler sends back, after the envelope (the frame's length counts it).
+    if let Some(metadata) = answer.map(|a| a.take()).filter(|m| !m.is_empty()) {
+        let start = frame.len();
+        crate::context::write_extension(&mut frame, None, &metadata);
+        let len = u32::from_le_bytes(frame[..4].try_into().unwrap_or_default()) as usize
+            + (frame.len() - start);
+        match u32::try_from(len) {
+            Ok(len) => frame[..4].copy_from_slice(&len.to_le_bytes()),
+            Err(_) => frame.truncate(start),
+        }
+    }
     if send.write_all(&frame).await.is_ok() {
         config.side.wrote(frame.len());
         let _ = send.finish();

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 use super::answers::{Answers, Head};
 use super::faults::warn_fault;
 use super::framing::{ConnDecoder, ConnError, ConnFrame};
-use super::respond::{put_response, put_response_shared, salvage_promise_id};
+use super::respond::{put_response, put_response_shared, put_response_with, salvage_promise_id};
 use super::results::{Lookup, Results};
 use super::streams::{Delivery, StreamFault, Streams};
 use super::ServerConfig;
@@ -721,6 +721,13 @@ pub(super) struct ReadyCall {
     context: Option<Context>,
 }
 
+impl ReadyCall {
+    /// Where the handler's answer metadata goes, if the caller reads it.
+    fn answer_slot(&self) -> Option<crate::context::AnswerMetadata> {
+        self.context.as_ref().and_then(|c| c.answer_slot()).cloned()
+    }
+}
+
 /// A call's working buffers, reused from call to call: a connection keeps one per call
 /// running at once, so a warm connection allocates none.
 #[derive(Default)]
@@ -747,6 +754,7 @@ struct DoneCall {
     promise_id: u32,
     target: u32,
     cap: Option<Bytes>,
+    answer: Option<crate::context::AnswerMetadata>,
 }
 
 /// Run an admitted call through the call core (load limit, context, deadline, the
@@ -757,6 +765,7 @@ async fn run_job<S: Service>(
     mut job: Job,
     ready: ReadyCall,
 ) -> Done {
+    let answer = ready.answer_slot();
     let ReadyCall {
         head,
         method,
@@ -793,6 +802,7 @@ async fn run_job<S: Service>(
             promise_id,
             target,
             cap,
+            answer,
         },
         outcome,
         job,
@@ -826,15 +836,33 @@ impl Conn<'_> {
             }
         };
         let out = &mut job.out;
+        // Metadata the handler sends back, for a caller that reads it.
+        let extension = call
+            .answer
+            .map(|answer| answer.take())
+            .filter(|metadata| !metadata.is_empty())
+            .map(|metadata| {
+                let mut extension = Vec::new();
+                crate::context::write_extension(&mut extension, None, &metadata);
+                extension
+            });
         if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
             // A large answer: its builder buffer goes out as it is, after the headers.
             let body = Bytes::from(out.take_bytes_keeping_capacity());
             results.record_ok(head.promise_id, &body);
-            put_response_shared(write, head.promise_id, body);
+            put_response_shared(
+                write,
+                head.promise_id,
+                body,
+                extension.as_deref().unwrap_or(&[]),
+            );
             return job;
         }
         let (status, body) = call::Outcome::Ran(called).answer(out, &mut job.why);
-        let written = put_response(write, status, head.promise_id, body);
+        let written = match &extension {
+            None => put_response(write, status, head.promise_id, body),
+            Some(extension) => put_response_with(write, status, head.promise_id, body, extension),
+        };
         if written == Status::OK {
             results.record_ok(head.promise_id, body);
         } else {

@@ -24,11 +24,28 @@ pub(crate) fn put_response(
     promise_id: u32,
     body: &[u8],
 ) -> Status {
-    if !put_head(out, status, promise_id, body.len()) {
+    if !put_head(out, status, promise_id, body.len(), 0) {
         return put_too_large(out, promise_id, body.len());
     }
     crate::copies::note(body.len());
     out.extend(body);
+    status
+}
+
+/// As [`put_response`], the frame followed by `extension` after the envelope: the
+/// metadata the answer carries back (`crate::context`).
+pub(crate) fn put_response_with(
+    out: &mut Answers,
+    status: Status,
+    promise_id: u32,
+    body: &[u8],
+    extension: &[u8],
+) -> Status {
+    if !put_head(out, status, promise_id, body.len(), extension.len()) {
+        return put_too_large(out, promise_id, body.len());
+    }
+    out.extend(body);
+    out.extend(extension);
     status
 }
 
@@ -39,11 +56,13 @@ pub(crate) fn put_response_shared(
     out: &mut Answers,
     promise_id: u32,
     body: bytes::Bytes,
+    extension: &[u8],
 ) -> Status {
-    if !put_head(out, Status::OK, promise_id, body.len()) {
+    if !put_head(out, Status::OK, promise_id, body.len(), extension.len()) {
         return put_too_large(out, promise_id, body.len());
     }
     out.push_tail(body);
+    out.extend(extension);
     Status::OK
 }
 
@@ -54,10 +73,17 @@ fn put_too_large(out: &mut Answers, promise_id: u32, len: usize) -> Status {
     put_response(out, Status::INTERNAL, promise_id, text.as_bytes())
 }
 
-/// Append everything of the answer frame before its body (`body_len` bytes); false if
-/// the body is too large for a frame (nothing written).
-fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize) -> bool {
-    let Some(sizes) = Sizes::of(body_len, out.head().overhead()) else {
+/// Append everything of the answer frame before its body (`body_len` bytes, then
+/// `extra` bytes after the envelope); false if it is too large for a frame (nothing
+/// written).
+fn put_head(
+    out: &mut Answers,
+    status: Status,
+    promise_id: u32,
+    body_len: usize,
+    extra: usize,
+) -> bool {
+    let Some(sizes) = Sizes::of(body_len, out.head().overhead(), extra) else {
         return false;
     };
     // The frame header ends where the message begins, at MAX_FRAME_HEAD for either
@@ -79,17 +105,20 @@ fn put_head(out: &mut Answers, status: Status, promise_id: u32, body_len: usize)
     true
 }
 
-/// The frame's `len` of a response with a body of `body_len` bytes: the message and
-/// what the framing puts before it (`overhead`), checked to fit its u32.
+/// The frame's `len` of a response with a body of `body_len` bytes: the message, what
+/// the framing puts before it (`overhead`) and what follows it (`extra`), checked to fit
+/// its u32.
 struct Sizes {
     frame_len: u32,
 }
 
 impl Sizes {
-    fn of(body_len: usize, overhead: u32) -> Option<Sizes> {
+    fn of(body_len: usize, overhead: u32, extra: usize) -> Option<Sizes> {
         let message = u32::try_from(BODY_AT.checked_add(body_len)?).ok()?;
         Some(Sizes {
-            frame_len: message.checked_add(overhead)?,
+            frame_len: message
+                .checked_add(overhead)?
+                .checked_add(u32::try_from(extra).ok()?)?,
         })
     }
 }
@@ -153,10 +182,13 @@ mod tests {
     fn the_largest_body_fits_and_one_more_byte_does_not() {
         for overhead in [1, 8] {
             let max = u32::MAX as usize - overhead as usize - BODY_AT;
-            let sizes = Sizes::of(max, overhead).expect("fits");
+            let sizes = Sizes::of(max, overhead, 0).expect("fits");
             assert_eq!(sizes.frame_len, u32::MAX);
-            assert!(Sizes::of(max + 1, overhead).is_none());
-            assert!(Sizes::of(usize::MAX, overhead).is_none());
+            assert!(Sizes::of(max + 1, overhead, 0).is_none());
+            assert!(Sizes::of(usize::MAX, overhead, 0).is_none());
+            // What follows the envelope counts too.
+            assert!(Sizes::of(max - 10, overhead, 10).is_some());
+            assert!(Sizes::of(max - 10, overhead, 11).is_none());
         }
     }
 

@@ -248,6 +248,9 @@ impl Service for Calc {
                     payload.is_empty(),
                     "a method without params gets no payload"
                 );
+                // Answer metadata, for a caller that sent a context.
+                let _ = zap_runtime::context::Context::current()
+                    .set_answer_metadata("served-by", "calc");
                 Ok(Reply::Empty)
             }
             4 => {
