@@ -206,20 +206,24 @@ pub(crate) async fn run_admitted<S: Service>(
     let Some(context) = around.context else {
         return serve(service, pipeline, ordinal, target, payload, out, why).await;
     };
+    // The calls that carry a context run boxed: the call's future stays the size of a
+    // plain call's (it is moved whole where a transport keeps it), and only these pay
+    // for the box.
     let Some(deadline) = context.deadline() else {
-        return context
-            .scope(serve(service, pipeline, ordinal, target, payload, out, why))
-            .await;
+        return Box::pin(
+            context.scope(serve(service, pipeline, ordinal, target, payload, out, why)),
+        )
+        .await;
     };
     if deadline <= Instant::now() {
         why.push_str("deadline exceeded: the call's deadline had passed when it arrived");
         service.runtime_answered(ordinal, Status::DEADLINE_EXCEEDED);
         return Outcome::Refused(Status::DEADLINE_EXCEEDED);
     }
-    let served = timeout_at(
+    let served = Box::pin(timeout_at(
         deadline,
         context.scope(serve(service, pipeline, ordinal, target, payload, out, why)),
-    )
+    ))
     .await;
     match served {
         Ok(outcome) => outcome,

@@ -76,8 +76,10 @@ struct Conn<'c> {
     write: Answers,
     /// Error texts written by the server itself.
     text: String,
-    /// Working buffers of calls, reused: one per call running at once.
-    jobs: Vec<Job>,
+    /// Working buffers of calls, reused: one per call running at once. Boxed, so that
+    /// handing them to a call, and back, moves a pointer, not the buffers' headers.
+    #[allow(clippy::vec_box)]
+    jobs: Vec<Box<Job>>,
     results: Results,
     streams: Streams,
 }
@@ -130,7 +132,8 @@ impl Conn<'_> {
         tokio::pin!(cancelled);
         let outbox = Arc::clone(self.streams.outbox());
         let limit = self.config.load_limit.clone();
-        let make = |job: Job, ready: ReadyCall| run_job(&**service, limit.as_ref(), job, ready);
+        let make =
+            |job: Box<Job>, ready: ReadyCall| run_job(&**service, limit.as_ref(), job, ready);
         let mut calls = Calls::new();
         let close = loop {
             // A batch that answered anything re-arms the idle timer when it flushes.
@@ -272,7 +275,7 @@ impl Conn<'_> {
         S: Service,
         IO: AsyncWrite + Unpin,
         F: Future<Output = Done>,
-        M: Fn(Job, ReadyCall) -> F,
+        M: Fn(Box<Job>, ReadyCall) -> F,
     {
         let mut answered = 0usize;
         loop {
@@ -379,6 +382,7 @@ impl Conn<'_> {
             // beside the calls after it (answered in any order, as the spec allows).
             let promise_id = ready.promise_id;
             let mut slot = calls.slots.pop().unwrap_or_else(|| Box::pin(None));
+            // Replaces (and drops in place) the call this slot ran last.
             slot.set(Some(make(job, ready)));
             let polled = std::future::poll_fn(|cx| Poll::Ready(poll_slot(slot.as_mut(), cx))).await;
             match polled {
@@ -744,7 +748,7 @@ pub(super) struct Job {
 pub(super) struct Done {
     call: DoneCall,
     outcome: call::Outcome,
-    job: Job,
+    job: Box<Job>,
 }
 
 /// What a finished call's answer needs of its request.
@@ -762,7 +766,7 @@ struct DoneCall {
 async fn run_job<S: Service>(
     service: &S,
     limit: Option<&LoadLimit>,
-    mut job: Job,
+    mut job: Box<Job>,
     ready: ReadyCall,
 ) -> Done {
     let answer = ready.answer_slot();
@@ -779,7 +783,7 @@ async fn run_job<S: Service>(
         out,
         why,
         target_body,
-    } = &mut job;
+    } = &mut *job;
     let payload = match payload {
         Some(payload) => Payload::Shared(payload),
         None => Payload::Borrowed(target_body),
@@ -812,7 +816,7 @@ async fn run_job<S: Service>(
 impl Conn<'_> {
     /// Append the answer of a call that ran to the write buffer and record its result
     /// for pipelining; its buffers, to reuse.
-    fn write_done(&mut self, done: Done) -> Job {
+    fn write_done(&mut self, done: Done) -> Box<Job> {
         let Done {
             call,
             outcome,
@@ -876,17 +880,12 @@ impl Conn<'_> {
 /// polled and run on beside later ones without being moved.
 type Slot<F> = Pin<Box<Option<F>>>;
 
-/// Poll the call in `slot` once; its result (and the slot emptied) when it answered.
-fn poll_slot<F: Future>(
-    mut slot: Pin<&mut Option<F>>,
-    cx: &mut TaskContext<'_>,
-) -> Option<F::Output> {
-    let call = slot.as_mut().as_pin_mut()?;
-    match call.poll(cx) {
-        Poll::Ready(done) => {
-            slot.set(None);
-            Some(done)
-        }
+/// Poll the call in `slot` once (a slot holding a call that has not answered yet); its
+/// answer when it gives one. The finished call stays in the slot until the next one
+/// replaces it: emptying it now would cost a copy of a whole (large) empty slot per call.
+fn poll_slot<F: Future>(slot: Pin<&mut Option<F>>, cx: &mut TaskContext<'_>) -> Option<F::Output> {
+    match slot.as_pin_mut()?.poll(cx) {
+        Poll::Ready(done) => Some(done),
         Poll::Pending => None,
     }
 }
