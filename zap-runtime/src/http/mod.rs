@@ -91,7 +91,7 @@ use std::time::Duration;
 
 pub use crate::accept::{Bound, ServerStats};
 /// The JSON-RPC protocol this server carries (also at [`crate::jsonrpc`]).
-pub use crate::jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_as, Caller, RpcError};
+pub use crate::jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_for, BodyLimits, Caller, RpcError};
 pub use browser::AllowedHosts;
 #[doc(hidden)]
 pub use server::serve_stream;

@@ -16,7 +16,7 @@ use super::browser;
 use super::ws::{self, SessionSlot};
 use super::{HttpConfig, Routes};
 use crate::budget::{BufferBudget, Held};
-use crate::jsonrpc::{error_body, handle_jsonrpc_as, Caller, RpcError};
+use crate::jsonrpc::{error_body, handle_jsonrpc_for, BodyLimits, Caller, RpcError};
 use crate::metrics::Metrics;
 use crate::service::Service;
 use crate::BuilderPool;
@@ -184,16 +184,11 @@ async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
         context,
         load_limit: config.load_limit.as_ref(),
     };
-    match handle_jsonrpc_as(
-        &*shared.service,
-        &shared.pool,
-        &body,
-        config.max_batch,
-        config.max_answer,
-        &caller,
-    )
-    .await
-    {
+    let limits = BodyLimits {
+        max_batch: config.max_batch,
+        max_answer: config.max_answer,
+    };
+    match handle_jsonrpc_for(&*shared.service, &shared.pool, &body, limits, &caller, None).await {
         Some(body) => {
             let mut reply = json(StatusCode::OK, Bytes::from(body));
             if let Some(answer) = answer {

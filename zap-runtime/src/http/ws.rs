@@ -43,7 +43,7 @@ use tokio_util::sync::CancellationToken;
 use super::routes::{Reply, Shared};
 use super::{browser, HttpConfig};
 use crate::frame::Direction;
-use crate::jsonrpc::{self, code, handle_jsonrpc_in, Caller, RpcError, Subscriptions};
+use crate::jsonrpc::{self, code, handle_jsonrpc_for, BodyLimits, Caller, RpcError, Subscriptions};
 use crate::service::{MethodInfo, Service};
 use crate::stream::{queue, Incoming as StreamIncoming, Outbox, StreamIo};
 use crate::BuilderPool;
@@ -373,16 +373,13 @@ async fn serve<S: Service, IO>(
                         break close_for(&e);
                     }
                 };
-                let answer = handle_jsonrpc_in(
-                    &*service,
-                    &pool,
-                    &body,
-                    settings.max_batch,
-                    settings.max_answer,
-                    &caller,
-                    Some(&mut live),
-                )
-                .await;
+                let limits = BodyLimits {
+                    max_batch: settings.max_batch,
+                    max_answer: settings.max_answer,
+                };
+                let answer =
+                    handle_jsonrpc_for(&*service, &pool, &body, limits, &caller, Some(&mut live))
+                        .await;
                 if let Some(answer) = answer {
                     let Ok(answer) = String::from_utf8(answer) else {
                         break Some((CloseCode::Error, "an answer was not UTF-8"));

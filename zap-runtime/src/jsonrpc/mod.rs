@@ -195,15 +195,11 @@ pub async fn handle_jsonrpc<S: Service>(
     body: &[u8],
     max_batch: usize,
 ) -> Option<Vec<u8>> {
-    handle_jsonrpc_as(
-        service,
-        pool,
-        body,
+    let limits = BodyLimits {
         max_batch,
-        usize::MAX,
-        &Caller::default(),
-    )
-    .await
+        max_answer: usize::MAX,
+    };
+    handle_jsonrpc_for(service, pool, body, limits, &Caller::default(), None).await
 }
 
 /// Who is calling, as far as the server checks it: the [`Authorizer`] to consult and
@@ -233,38 +229,40 @@ impl Default for Caller<'_> {
     }
 }
 
-/// [`handle_jsonrpc`] for `caller`: every call is authorised before its handler runs,
-/// and the answer is kept within `max_answer` bytes: the call whose answer would pass
-/// it, and every later call of a batch (not run), are answered with a -32005 error
-/// instead ([`code::LIMIT_EXCEEDED`]).
+/// The limits of one JSON-RPC body: the calls a batch may hold, and the bytes its
+/// answer may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyLimits {
+    /// A longer batch is refused whole with one -32600 error.
+    pub max_batch: usize,
+    /// The call whose answer would take the response past this many bytes, and every
+    /// later call of a batch (not run), are answered -32005 ([`code::LIMIT_EXCEEDED`]).
+    pub max_answer: usize,
+}
+
+/// [`handle_jsonrpc`] for `caller`, within `limits`, on a carrier that may push
+/// notifications: every call is authorised before its handler runs (and carries the
+/// caller's context, under the caller's load limit); with `subs`, `eth_subscribe` and
+/// `eth_unsubscribe` open and end subscriptions (see [`Subscriptions`]), without it they
+/// are answered -32601, saying to connect over WebSocket. Every carrier of JSON-RPC
+/// (HTTP, WebSocket) enters here.
 ///
 /// The body is read once, borrowing: each request keeps its `id` and `params` as raw
 /// JSON slices of the body, params go straight into the request message and the answer
 /// is written straight into the response body. No `serde_json::Value` is built on the
 /// way of a successful call.
-pub async fn handle_jsonrpc_as<S: Service>(
+pub async fn handle_jsonrpc_for<S: Service>(
     service: &S,
     pool: &BuilderPool,
     body: &[u8],
-    max_batch: usize,
-    max_answer: usize,
-    caller: &Caller<'_>,
-) -> Option<Vec<u8>> {
-    handle_jsonrpc_in(service, pool, body, max_batch, max_answer, caller, None).await
-}
-
-/// [`handle_jsonrpc_as`] on a connection that can carry notifications: `eth_subscribe`
-/// and `eth_unsubscribe` open and end subscriptions in `subs` (see [`Subscriptions`]).
-/// Without `subs` they are answered -32601, saying to connect over WebSocket.
-pub async fn handle_jsonrpc_in<S: Service>(
-    service: &S,
-    pool: &BuilderPool,
-    body: &[u8],
-    max_batch: usize,
-    max_answer: usize,
+    limits: BodyLimits,
     caller: &Caller<'_>,
     mut subs: Option<&mut (dyn Subscriptions + '_)>,
 ) -> Option<Vec<u8>> {
+    let BodyLimits {
+        max_batch,
+        max_answer,
+    } = limits;
     let body = match crate::read::utf8(body) {
         Ok(body) => body,
         Err(e) => {
@@ -397,7 +395,7 @@ impl<'c, 'a> Gate<'c, 'a> {
 
 /// A request object's envelope, borrowed from the body: its id (`None` for a
 /// notification), method and params (raw).
-struct Call<'a> {
+struct JsonCall<'a> {
     id: Option<&'a RawValue>,
     method: Cow<'a, str>,
     params: Option<&'a RawValue>,
@@ -470,7 +468,7 @@ fn readable_number(number: &str) -> bool {
 
 /// Check the envelope of one request object. The error carries the id to answer with
 /// (the request's own id if it is valid, else null).
-fn check(request: &RawValue) -> Result<Call<'_>, (&RawValue, RpcError)> {
+fn check(request: &RawValue) -> Result<JsonCall<'_>, (&RawValue, RpcError)> {
     match read_members(request.get()) {
         Some(members) => check_members(members),
         None => Err((
@@ -494,7 +492,7 @@ fn read_members(text: &str) -> Option<Members<'_>> {
 }
 
 /// Check the members of one request object (see [`check`]).
-fn check_members<'a>(members: Members<'a>) -> Result<Call<'a>, (&'a RawValue, RpcError)> {
+fn check_members<'a>(members: Members<'a>) -> Result<JsonCall<'a>, (&'a RawValue, RpcError)> {
     if let Some(name) = members.duplicate {
         return Err((
             null_id(),
@@ -546,7 +544,7 @@ fn check_members<'a>(members: Members<'a>) -> Result<Call<'a>, (&'a RawValue, Rp
             ))
         }
     };
-    Ok(Call {
+    Ok(JsonCall {
         id,
         method,
         params: members.params,
@@ -558,7 +556,7 @@ fn check_members<'a>(members: Members<'a>) -> Result<Call<'a>, (&'a RawValue, Rp
 async fn handle_one<S: Service>(
     service: &S,
     pool: &BuilderPool,
-    checked: Result<Call<'_>, (&RawValue, RpcError)>,
+    checked: Result<JsonCall<'_>, (&RawValue, RpcError)>,
     gate: &mut Gate<'_, '_>,
     subs: Option<&mut (dyn Subscriptions + '_)>,
     out: &mut Vec<u8>,
@@ -617,7 +615,7 @@ async fn handle_one<S: Service>(
 async fn dispatch<S: Service>(
     service: &S,
     pool: &BuilderPool,
-    call: &Call<'_>,
+    call: &JsonCall<'_>,
     gate: &mut Gate<'_, '_>,
     out: &mut Vec<u8>,
 ) -> Result<(), RpcError> {

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use bytes::Bytes;
 use serde_json::value::RawValue;
 
-use super::{code, raw_str, Call, Gate, RpcError};
+use super::{code, raw_str, Gate, JsonCall, RpcError};
 use crate::service::{MethodInfo, Service};
 use crate::BuilderPool;
 
@@ -64,7 +64,7 @@ pub fn error_notification(id: u64, error: &super::RpcError, out: &mut Vec<u8>) {
 /// `eth_subscribe` or `eth_unsubscribe`: answered into `out` (the result's JSON).
 pub(super) fn dispatch<S: Service>(
     pool: &BuilderPool,
-    call: &Call<'_>,
+    call: &JsonCall<'_>,
     gate: &mut Gate<'_, '_>,
     subs: Option<&mut (dyn Subscriptions + '_)>,
     out: &mut Vec<u8>,
