@@ -759,6 +759,41 @@ async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
     })
     .await;
     stop.cancel();
+
+    // Load shedding over QUIC: one slow call fills a limit of one; a burst is refused.
+    let limit = LoadLimit::new(1);
+    let shedding = Arc::new(Hop::default());
+    let server = QuicServer::bind(
+        "127.0.0.1:0".parse().unwrap(),
+        Arc::clone(&shedding),
+        &tls,
+        QuicConfig {
+            load_limit: Some(limit.clone()),
+            ..QuicConfig::default()
+        },
+    )
+    .unwrap();
+    let addr = server.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(server.run(stop.clone()));
+    let client = QuicClient::connect(addr, &client_tls, QuicClientConfig::default())
+        .await
+        .unwrap();
+    let slow = {
+        let client = client.clone();
+        tokio::spawn(async move { client.call(WAIT, &request(300)).await })
+    };
+    crate::server_support::until("the slow call runs", || limit.in_flight() == 1).await;
+    let one = request(1);
+    let burst: Vec<_> = (0..10).map(|_| client.call(WAIT, &one)).collect();
+    for result in futures_join(burst).await {
+        assert!(result.unwrap_err().is_overloaded());
+    }
+    slow.await
+        .unwrap()
+        .expect("the call under the limit is answered");
+    client.call(WAIT, &one).await.unwrap();
+    stop.cancel();
 }
 
 #[tokio::test]

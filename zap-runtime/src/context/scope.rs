@@ -357,6 +357,26 @@ mod tests {
         assert_eq!(expired, Some(Duration::ZERO));
     }
 
+    #[test]
+    fn answer_metadata_is_refused_where_no_caller_reads_it_and_past_its_limits() {
+        assert_eq!(
+            Context::new().set_answer_metadata("k", "v"),
+            Err(ExtensionError::NoAnswer)
+        );
+        let answer = AnswerMetadata::new();
+        let context = Context::new().with_answer_metadata(answer.clone());
+        for i in 0..super::super::MAX_PAIRS {
+            context.set_answer_metadata(format!("k{i}"), "v").unwrap();
+        }
+        assert!(matches!(
+            context.set_answer_metadata("one-more", "v"),
+            Err(ExtensionError::TooManyPairs(_))
+        ));
+        assert_eq!(answer.get().len(), super::super::MAX_PAIRS);
+        assert_eq!(answer.take().len(), super::super::MAX_PAIRS);
+        assert!(answer.is_empty());
+    }
+
     #[tokio::test]
     async fn current_is_empty_outside_a_call() {
         let c = Context::current();
