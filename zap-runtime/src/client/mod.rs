@@ -65,7 +65,7 @@ pub struct ClientConfig {
     /// The deadline of every call, sent to the server as the call's budget (see
     /// [`crate::context`]): the server stops the handler when it passes and answers
     /// "deadline exceeded", and the call gives up then with
-    /// [`ClientError::DeadlineExceeded`]. A [`CallOptions`](crate::context::CallOptions)
+    /// [`ClientError::DeadlineExceeded`]. A [`CallOptions`]
     /// scope, and the time left of the call a handler is serving, may shorten it.
     /// Default `None`: calls carry no deadline and wait up to `call_timeout`.
     pub deadline: Option<Duration>,
@@ -351,17 +351,18 @@ impl Client {
         target: u32,
         payload: &[u8],
     ) -> Result<(Status, Bytes), ClientError> {
-        let (frame, budget) = CallOptions::with_outgoing(
-            self.inner.config.deadline,
-            |budget, metadata, answer| -> Result<_, ClientError> {
-                let extension = (budget.is_some() || !metadata.is_empty() || answer)
-                    .then_some((budget, metadata));
-                Ok((
-                    self.encode(promise_id, ordinal, target, payload, extension)?,
-                    budget,
-                ))
-            },
-        )?;
+        let request = Request {
+            method: ordinal,
+            promise_id,
+            target,
+            cap: &self.inner.config.cap,
+            payload,
+        };
+        let head = match self.inner.config.framing {
+            Framing::Rpc => FrameHead::Rpc,
+            Framing::Node => FrameHead::Node { req_id: promise_id },
+        };
+        let (frame, budget) = self.outgoing(&request, head)?;
         // The call waits for its answer until its deadline, or `call_timeout` if that
         // comes first.
         let call_timeout = self.inner.config.call_timeout;
@@ -428,17 +429,7 @@ impl Client {
         };
         // A deadline and metadata travel with the open as with a call; the stream then
         // ends on both sides when the deadline passes.
-        let (frame, budget) = CallOptions::with_outgoing(
-            self.inner.config.deadline,
-            |budget, metadata, answer| -> Result<_, ClientError> {
-                let extension = (budget.is_some() || !metadata.is_empty() || answer)
-                    .then_some((budget, metadata));
-                Ok((
-                    request_frame(&request, FrameHead::StreamOpen, extension)?,
-                    budget,
-                ))
-            },
-        )?;
+        let (frame, budget) = self.outgoing(&request, FrameHead::StreamOpen)?;
         let mut io = self.inner.shared.open_stream(id)?;
         if let Some(budget) = budget {
             io.set_deadline(Instant::now() + budget);
@@ -453,29 +444,21 @@ impl Client {
         }
     }
 
-    /// The request frame, written straight into one vector of its exact size: the
-    /// payload is copied once, and no builder is taken (a generated stub already holds
-    /// the thread's warm one for the payload, so a second take used to allocate one).
-    fn encode(
+    /// The request frame, written straight into one vector of its exact size (the
+    /// payload copied once, no builder taken: a generated stub already holds the
+    /// thread's warm one for the payload), followed by the call context extension when
+    /// the call carries a deadline or metadata, or reads answer metadata; and the call's
+    /// budget.
+    fn outgoing(
         &self,
-        promise_id: u32,
-        method: u32,
-        target: u32,
-        payload: &[u8],
-        extension: Extension<'_>,
-    ) -> Result<Vec<u8>, ClientError> {
-        let request = Request {
-            method,
-            promise_id,
-            target,
-            cap: &self.inner.config.cap,
-            payload,
-        };
-        let head = match self.inner.config.framing {
-            Framing::Rpc => FrameHead::Rpc,
-            Framing::Node => FrameHead::Node { req_id: promise_id },
-        };
-        request_frame(&request, head, extension)
+        request: &Request<'_>,
+        head: FrameHead,
+    ) -> Result<(Vec<u8>, Option<Duration>), ClientError> {
+        CallOptions::with_outgoing(self.inner.config.deadline, |budget, metadata, answer| {
+            let extension =
+                (budget.is_some() || !metadata.is_empty() || answer).then_some((budget, metadata));
+            Ok((request_frame(request, head, extension)?, budget))
+        })
     }
 }
 
