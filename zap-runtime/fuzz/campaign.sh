@@ -47,6 +47,8 @@ for target in $targets; do
     tmp=$(mktemp -d)
     cargo +nightly fuzz cmin -O "$target" "corpus/$target" >/dev/null 2>&1
     cp corpus/"$target"/* "$tmp"/ 2>/dev/null || true
+    # Findings keep their names: the regression tests replay them by name.
+    cp corpora/"$target"/finding-* "$tmp"/ 2>/dev/null || true
     rm -rf "corpora/$target"
     mv "$tmp" "corpora/$target"
     echo "   corpus after cmin: $(ls "corpora/$target" | wc -l) files" >>"$out"

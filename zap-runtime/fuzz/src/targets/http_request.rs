@@ -135,8 +135,9 @@ const STATUSES: [u16; 15] = [
 ];
 
 /// One response at the front of `bytes`: its status, content type and body, and the
-/// bytes it takes. A `Content-Length` body is taken only if the bytes after it are the
-/// next response or the end (else it answered a `HEAD`, and has none).
+/// bytes it takes. A `Content-Length` body is taken only if it does not itself start
+/// like a response and the bytes after it are the next response or the end (else it
+/// answered a `HEAD`, and has none).
 fn next_response(bytes: &[u8]) -> (u16, Option<String>, &[u8], usize) {
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut response = httparse::Response::new(&mut headers);
@@ -167,8 +168,13 @@ fn next_response(bytes: &[u8]) -> (u16, Option<String>, &[u8], usize) {
         .parse()
         .expect("a number");
     let rest = &bytes[head..];
-    let with_body =
-        rest.len() >= length && (rest.len() == length || rest[length..].starts_with(b"HTTP/1."));
+    // What follows the head is the next response, not a body, when it starts like one:
+    // no body this server sends does (JSON, plain text, the explorer's HTML). Otherwise
+    // a `HEAD` answer followed by answers whose heads happen to add up to its
+    // `Content-Length` would pass for a response with a body.
+    let with_body = !rest.starts_with(b"HTTP/1.")
+        && rest.len() >= length
+        && (rest.len() == length || rest[length..].starts_with(b"HTTP/1."));
     if with_body {
         (status, content_type, &rest[..length], head + length)
     } else {
