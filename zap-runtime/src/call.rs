@@ -269,13 +269,9 @@ pub(crate) fn context_after(
     envelope: core::ops::Range<usize>,
 ) -> Result<Option<Context>, crate::context::ExtensionError> {
     let bytes = &frame[envelope.clone()];
-    // The envelope parsed, so its header is whole and its size within the bytes.
-    let size = bytes.get(12..16).map_or(bytes.len(), |s| {
-        u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize
-    });
-    if size >= bytes.len() {
+    let Some(size) = crate::context::after_envelope(bytes) else {
         return Ok(None);
-    }
+    };
     extension_context(frame, envelope.start + size, &bytes[size..]).map(Some)
 }
 

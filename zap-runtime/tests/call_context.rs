@@ -465,14 +465,11 @@ async fn post_with(
     headers: &str,
     body: &str,
 ) -> (u16, serde_json::Value) {
-    let mut raw = server.connect().await;
-    let head = format!(
-        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n",
-        body.len()
-    );
-    raw.send(head.as_bytes()).await;
-    raw.send(body.as_bytes()).await;
-    let response = raw.read_response().await;
+    let response = server
+        .connect()
+        .await
+        .post_with_headers("/rpc", headers, body)
+        .await;
     (response.status, response.json())
 }
 
@@ -676,12 +673,7 @@ async fn json_rpc_over_http_drops_the_handler_of_a_closed_connection() {
     const MS: u64 = 10_007;
     let mut raw = server.connect().await;
     let body = request(json!(1), "calc_slow", json!([MS]));
-    let head = format!(
-        "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-        body.len()
-    );
-    raw.send(head.as_bytes()).await;
-    raw.send(body.as_bytes()).await;
+    raw.send_post("/rpc", "", &body).await;
     wait_for_slow_call(started).await;
     // The caller goes away: the server drops the handler.
     drop(raw);
@@ -852,13 +844,7 @@ async fn json_rpc_over_http_sends_answer_metadata_as_headers() {
         let server = &server;
         async move {
             let mut raw = server.connect().await;
-            let head = format!(
-                "POST /rpc HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\n\r\n",
-                ping.len()
-            );
-            raw.send(head.as_bytes()).await;
-            raw.send(ping.as_bytes()).await;
-            raw.read_response().await
+            raw.post_with_headers("/rpc", extra, &ping).await
         }
     };
     let with = post("Zap-Meta-Request-Id: h1\r\n").await;

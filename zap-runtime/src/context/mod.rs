@@ -319,12 +319,9 @@ pub fn answer_metadata(
     envelope: core::ops::Range<usize>,
 ) -> Result<Option<Metadata>, ExtensionError> {
     let bytes = &frame[envelope.clone()];
-    let size = bytes.get(12..16).map_or(bytes.len(), |s| {
-        u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize
-    });
-    if size >= bytes.len() {
+    let Some(size) = after_envelope(bytes) else {
         return Ok(None);
-    }
+    };
     let extension = Extension::parse(&bytes[size..])?;
     if extension.budget().is_some() {
         return Err(ExtensionError::Flags(FLAG_BUDGET));
@@ -334,6 +331,16 @@ pub fn answer_metadata(
         frame,
         envelope.start + size,
     )))
+}
+
+/// Where the bytes after the envelope message at the start of `bytes` begin (its
+/// header's declared size), when there are any. `bytes` is an envelope that parsed, so
+/// its header is whole and its size within the bytes.
+pub(crate) fn after_envelope(bytes: &[u8]) -> Option<usize> {
+    let size = bytes.get(12..16).map_or(bytes.len(), |s| {
+        u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize
+    });
+    (size < bytes.len()).then_some(size)
 }
 
 /// Append the extension for `budget` and `metadata` to `out`. The budget is rounded up

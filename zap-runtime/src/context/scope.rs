@@ -52,6 +52,18 @@ impl AnswerMetadata {
         std::mem::take(&mut *self.lock())
     }
 
+    /// Take the pairs out as the extension an answer carries them in (no budget); `None`
+    /// when there are none.
+    #[cfg_attr(not(feature = "server"), allow(dead_code))]
+    pub(crate) fn take_extension(&self) -> Option<Vec<u8>> {
+        let metadata = self.take();
+        (!metadata.is_empty()).then(|| {
+            let mut extension = Vec::with_capacity(super::extension_len(None, &metadata));
+            super::write_extension(&mut extension, None, &metadata);
+            extension
+        })
+    }
+
     /// Replace the pairs with `metadata` (a client, with an answer's).
     pub(crate) fn set(&self, metadata: Metadata) {
         *self.lock() = metadata;

@@ -311,7 +311,7 @@ async fn answer<S: Service>(
         Err(e) => {
             let text = format!("malformed call context: {e}");
             tracing::debug!("quic: refused a call: {text}");
-            let frame = response_frame(Status::BAD_REQUEST, req.promise_id, text.as_bytes());
+            let frame = response_frame(Status::BAD_REQUEST, req.promise_id, text.as_bytes(), &[]);
             if send.write_all(&frame).await.is_ok() {
                 config.side.wrote(frame.len());
                 let _ = send.finish();
@@ -353,36 +353,36 @@ async fn answer<S: Service>(
         }
     };
     let (status, body) = outcome.answer(&out, &mut text);
-    let mut frame = response_frame(status, req.promise_id, body);
-    // Metadata the handler sends back, after the envelope (the frame's length counts it).
-    if let Some(metadata) = answer.map(|a| a.take()).filter(|m| !m.is_empty()) {
-        let start = frame.len();
-        crate::context::write_extension(&mut frame, None, &metadata);
-        let len = u32::from_le_bytes(frame[..4].try_into().unwrap_or_default()) as usize
-            + (frame.len() - start);
-        match u32::try_from(len) {
-            Ok(len) => frame[..4].copy_from_slice(&len.to_le_bytes()),
-            Err(_) => frame.truncate(start),
-        }
-    }
+    // Metadata the handler sends back follows the envelope.
+    let extension = answer.and_then(|answer| answer.take_extension());
+    let frame = response_frame(
+        status,
+        req.promise_id,
+        body,
+        extension.as_deref().unwrap_or(&[]),
+    );
     if send.write_all(&frame).await.is_ok() {
         config.side.wrote(frame.len());
         let _ = send.finish();
     }
 }
 
-/// `[len][response envelope]`.
-fn response_frame(status: Status, promise_id: u32, body: &[u8]) -> Vec<u8> {
+/// `[len][response envelope][extension]`; an extension that would take the frame past
+/// a u32 length is left out.
+fn response_frame(status: Status, promise_id: u32, body: &[u8], extension: &[u8]) -> Vec<u8> {
     let Some(head) = crate::rpc::response_head(status, promise_id, body.len()) else {
         let text = format!("the answer of {} bytes cannot be sent", body.len());
-        return response_frame(Status::INTERNAL, promise_id, text.as_bytes());
+        return response_frame(Status::INTERNAL, promise_id, text.as_bytes(), &[]);
     };
-    let len = head.len() + body.len();
-    let mut frame = Vec::with_capacity(4 + len);
-    // `len` fits a u32: `response_head` checked the message size.
-    frame.extend_from_slice(&(len as u32).to_le_bytes());
+    // The message fits a u32 (`response_head` checked it); with the extension it may not.
+    let Ok(len) = u32::try_from(head.len() + body.len() + extension.len()) else {
+        return response_frame(status, promise_id, body, &[]);
+    };
+    let mut frame = Vec::with_capacity(4 + len as usize);
+    frame.extend_from_slice(&len.to_le_bytes());
     frame.extend_from_slice(&head);
     frame.extend_from_slice(body);
+    frame.extend_from_slice(extension);
     frame
 }
 

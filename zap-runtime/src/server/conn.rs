@@ -841,15 +841,7 @@ impl Conn<'_> {
         };
         let out = &mut job.out;
         // Metadata the handler sends back, for a caller that reads it.
-        let extension = call
-            .answer
-            .map(|answer| answer.take())
-            .filter(|metadata| !metadata.is_empty())
-            .map(|metadata| {
-                let mut extension = Vec::new();
-                crate::context::write_extension(&mut extension, None, &metadata);
-                extension
-            });
+        let extension = call.answer.and_then(|answer| answer.take_extension());
         if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
             // A large answer: its builder buffer goes out as it is, after the headers.
             let body = Bytes::from(out.take_bytes_keeping_capacity());

@@ -376,13 +376,29 @@ impl RawClient {
 
     /// POST a JSON body and read the answer.
     pub async fn post(&mut self, path: &str, body: &str) -> HttpResponse {
+        self.post_with_headers(path, "", body).await
+    }
+
+    /// POST a JSON body with `headers` (whole lines, each ending in CRLF) besides the
+    /// usual ones, and read the answer.
+    pub async fn post_with_headers(
+        &mut self,
+        path: &str,
+        headers: &str,
+        body: &str,
+    ) -> HttpResponse {
+        self.send_post(path, headers, body).await;
+        self.read_response().await
+    }
+
+    /// Send a POST of a JSON body with `headers` besides the usual ones; read nothing.
+    pub async fn send_post(&mut self, path: &str, headers: &str, body: &str) {
         let head = format!(
-            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            "POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n{headers}Content-Length: {}\r\n\r\n",
             body.len()
         );
         self.send(head.as_bytes()).await;
         self.send(body.as_bytes()).await;
-        self.read_response().await
     }
 
     /// Read one response (Content-Length framed, as this server always sends), within
