@@ -113,6 +113,7 @@ impl Outcome {
     /// The answer's status and body: the handler's message (in `out`), none, or the
     /// reason or error text (written into `why`). One mapping for every transport
     /// that answers in ZAP envelopes.
+    #[inline]
     pub(crate) fn answer<'a>(self, out: &'a Builder, why: &'a mut String) -> (Status, &'a [u8]) {
         match self {
             Outcome::Refused(status) => (status, why.as_bytes()),

@@ -132,8 +132,7 @@ impl Conn<'_> {
         tokio::pin!(cancelled);
         let outbox = Arc::clone(self.streams.outbox());
         let limit = self.config.load_limit.clone();
-        let make =
-            |job: Box<Job>, ready: ReadyCall| run_job(&**service, limit.as_ref(), job, ready);
+        let make = |job: Box<Job>| run_job(&**service, limit.as_ref(), job);
         let mut calls = Calls::new();
         let close = loop {
             // A batch that answered anything re-arms the idle timer when it flushes.
@@ -205,7 +204,7 @@ impl Conn<'_> {
         calls.slots.push(slot);
         match result {
             Ok(done) => {
-                calls.forget(done.call.promise_id, done.call.head);
+                calls.forget(done.job.call.promise_id, done.job.call.head);
                 let job = self.write_done(done);
                 self.jobs.push(job);
             }
@@ -275,7 +274,7 @@ impl Conn<'_> {
         S: Service,
         IO: AsyncWrite + Unpin,
         F: Future<Output = Done>,
-        M: Fn(Box<Job>, ReadyCall) -> F,
+        M: Fn(Box<Job>) -> F,
     {
         let mut answered = 0usize;
         loop {
@@ -325,22 +324,27 @@ impl Conn<'_> {
                 }
                 CallFrame::Ignored => continue,
             };
-            let head = self.write.head();
-            let Some(ready) = admit(
+            // The call is read into the buffers it runs with.
+            let mut job = self.jobs.pop().unwrap_or_default();
+            let admitted = admit(
                 frame,
                 envelope,
-                head,
+                self.write.head(),
+                &mut job.call,
                 &mut self.write,
                 &mut self.results,
                 &mut self.text,
                 self.peer,
                 self.config,
-            ) else {
+            );
+            if !admitted {
+                self.jobs.push(job);
                 answered += 1;
                 continue;
-            };
+            }
+            let (promise_id, head, target) = (job.call.promise_id, job.call.head, job.call.target);
             // A call pipelined on one still running waits for its result.
-            while ready.target != NO_TARGET && calls.running_promise(ready.target) {
+            while target != NO_TARGET && calls.running_promise(target) {
                 self.wait_one(stream, calls, idle.as_mut(), shutdown)
                     .await?;
             }
@@ -349,21 +353,21 @@ impl Conn<'_> {
                 self.wait_one(stream, calls, idle.as_mut(), shutdown)
                     .await?;
             }
-            let mut job = self.jobs.pop().unwrap_or_default();
             job.why.clear();
             job.target_body.clear();
-            if ready.target != NO_TARGET {
+            if target != NO_TARGET {
                 let mut pipeline = ConnPipeline {
                     results: &mut self.results,
                     callers: self.config.authorize.is_some(),
                 };
-                if let Some(cap) = &ready.cap {
+                if let Some(cap) = &job.call.cap {
                     pipeline.admitted(cap);
                 }
-                match pipeline.result(ready.target, &mut job.why) {
+                match pipeline.result(target, &mut job.why) {
                     Ok(body) => job.target_body.extend_from_slice(body),
                     Err(status) => {
-                        let head = CallHead::of(&ready);
+                        let head = CallHead::of(&job.call);
+                        job.call.release();
                         refused(
                             &mut self.write,
                             &mut self.results,
@@ -380,10 +384,9 @@ impl Conn<'_> {
             }
             // Run the call at once; one that does not answer at its first poll runs on
             // beside the calls after it (answered in any order, as the spec allows).
-            let promise_id = ready.promise_id;
             let mut slot = calls.slots.pop().unwrap_or_else(|| Box::pin(None));
             // Replaces (and drops in place) the call this slot ran last.
-            slot.set(Some(make(job, ready)));
+            slot.set(Some(make(job)));
             let polled = std::future::poll_fn(|cx| Poll::Ready(poll_slot(slot.as_mut(), cx))).await;
             match polled {
                 Some(done) => {
@@ -624,20 +627,22 @@ impl CallFrame {
     }
 }
 
-/// Read one request frame's envelope (`frame[envelope]`) and admit its caller: the call,
-/// owned and ready to run, or `None` when it was answered here already (a malformed
-/// envelope or context, PromiseID 0, a refused capability: the answer is in `write`).
+/// Read one request frame's envelope (`frame[envelope]`) and admit its caller: `true`
+/// with the call, owned and ready to run, in `call`; `false` when it was answered here
+/// already (a malformed envelope or context, PromiseID 0, a refused capability: the
+/// answer is in `write`).
 #[allow(clippy::too_many_arguments)] // the connection's reused buffers, passed apart
 fn admit(
     frame: Bytes,
     envelope: Range<usize>,
     head: Head,
+    call: &mut JobCall,
     write: &mut Answers,
     results: &mut Results,
     text: &mut String,
     peer: SocketAddr,
     config: &ServerConfig,
-) -> Option<ReadyCall> {
+) -> bool {
     text.clear();
     let mut pipeline = ConnPipeline {
         results,
@@ -654,14 +659,14 @@ fn admit(
             let _ = write!(text, "malformed request envelope: {e}");
             warn_fault!(%peer, promise_id = id, "zap: {text}");
             put_response(write, Status::BAD_REQUEST, id, text.as_bytes());
-            return None;
+            return false;
         }
     };
     if req.promise_id == 0 {
         text.push_str("PromiseID 0 is not allowed: a call needs a non-zero PromiseID");
         warn_fault!(%peer, method = req.method, "zap: {text}");
         put_response(write, Status::BAD_REQUEST, 0, text.as_bytes());
-        return None;
+        return false;
     }
     let admitted = call::admit_caller(
         &mut config.authorize.as_ref(),
@@ -670,25 +675,25 @@ fn admit(
         req.method,
         text,
     );
-    let call = CallHead::from(&req);
+    let refusal = CallHead::from(&req);
     if let Err(status) = admitted {
-        refused(write, pipeline.results, peer, &call, status, text);
-        return None;
+        refused(write, pipeline.results, peer, &refusal, status, text);
+        return false;
     }
     let context = match context {
         Ok(context) => context,
         Err(e) => {
             let _ = write!(text, "malformed call context: {e}");
-            warn_fault!(%peer, promise_id = call.promise_id, "zap: {text}");
+            warn_fault!(%peer, promise_id = refusal.promise_id, "zap: {text}");
             refused(
                 write,
                 pipeline.results,
                 peer,
-                &call,
+                &refusal,
                 Status::BAD_REQUEST,
                 text,
             );
-            return None;
+            return false;
         }
     };
     // The capability is kept only where results are stamped with their caller: a
@@ -697,22 +702,21 @@ fn admit(
         .callers
         .then(|| crate::owned::range_in(&frame, req.cap));
     let payload = crate::owned::range_in(&frame, req.payload);
-    let cap = cap.map(|cap| frame.slice(cap));
-    Some(ReadyCall {
-        head,
-        method: call.method,
-        promise_id: call.promise_id,
-        target: call.target,
-        // The payload as a slice of the frame: owned by the handler if it wants to be.
-        payload: (call.target == NO_TARGET).then(|| crate::owned::cut(frame, payload)),
-        cap,
-        context,
-    })
+    call.cap = cap.map(|cap| frame.slice(cap));
+    call.head = head;
+    call.method = refusal.method;
+    call.promise_id = refusal.promise_id;
+    call.target = refusal.target;
+    // The payload as a slice of the frame: owned by the handler if it wants to be.
+    call.payload = (refusal.target == NO_TARGET).then(|| crate::owned::cut(frame, payload));
+    call.context = context;
+    true
 }
 
 /// A call admitted and ready to run, owning all it needs, so that it may run beside
-/// the calls after it.
-pub(super) struct ReadyCall {
+/// the calls after it; kept in its [`Job`], so that handing it to its future and back
+/// moves a pointer.
+pub(super) struct JobCall {
     head: Head,
     method: u32,
     promise_id: u32,
@@ -723,17 +727,37 @@ pub(super) struct ReadyCall {
     /// The caller's capability, where results are stamped with it.
     cap: Option<Bytes>,
     context: Option<Context>,
+    /// Where the handler's answer metadata goes, if the caller reads it.
+    answer: Option<crate::context::AnswerMetadata>,
 }
 
-impl ReadyCall {
-    /// Where the handler's answer metadata goes, if the caller reads it.
-    fn answer_slot(&self) -> Option<crate::context::AnswerMetadata> {
-        self.context.as_ref().and_then(|c| c.answer_slot()).cloned()
+impl Default for JobCall {
+    fn default() -> Self {
+        JobCall {
+            head: Head::Rpc,
+            method: 0,
+            promise_id: 0,
+            target: NO_TARGET,
+            payload: None,
+            cap: None,
+            context: None,
+            answer: None,
+        }
     }
 }
 
-/// A call's working buffers, reused from call to call: a connection keeps one per call
-/// running at once, so a warm connection allocates none.
+impl JobCall {
+    /// Let go of what the call held of its frame and context once it is answered.
+    fn release(&mut self) {
+        self.payload = None;
+        self.cap = None;
+        self.context = None;
+        self.answer = None;
+    }
+}
+
+/// A call's working buffers, reused from call to call, and the call itself: a
+/// connection keeps one per call running at once, so a warm connection allocates none.
 #[derive(Default)]
 pub(super) struct Job {
     /// Receives the handler's response message.
@@ -742,106 +766,81 @@ pub(super) struct Job {
     why: String,
     /// A pipelined call's payload.
     target_body: Vec<u8>,
+    call: JobCall,
 }
 
-/// A call that ran: what to answer, and the buffers to reuse.
+/// A call that ran: its buffers (with the call), and what to answer.
 pub(super) struct Done {
-    call: DoneCall,
-    outcome: call::Outcome,
     job: Box<Job>,
-}
-
-/// What a finished call's answer needs of its request.
-struct DoneCall {
-    head: Head,
-    method: u32,
-    promise_id: u32,
-    target: u32,
-    cap: Option<Bytes>,
-    answer: Option<crate::context::AnswerMetadata>,
+    outcome: call::Outcome,
 }
 
 /// Run an admitted call through the call core (load limit, context, deadline, the
 /// service).
-async fn run_job<S: Service>(
-    service: &S,
-    limit: Option<&LoadLimit>,
-    mut job: Box<Job>,
-    ready: ReadyCall,
-) -> Done {
-    let answer = ready.answer_slot();
-    let ReadyCall {
-        head,
-        method,
-        promise_id,
-        target,
-        payload,
-        cap,
-        context,
-    } = ready;
+async fn run_job<S: Service>(service: &S, limit: Option<&LoadLimit>, mut job: Box<Job>) -> Done {
     let Job {
         out,
         why,
         target_body,
+        call,
     } = &mut *job;
-    let payload = match payload {
+    let payload = match call.payload.take() {
         Some(payload) => Payload::Shared(payload),
         None => Payload::Borrowed(target_body),
     };
-    let outcome = call::run_admitted(
-        service,
-        &mut call::NoPipeline,
-        method,
-        NO_TARGET,
-        payload,
-        out,
-        why,
-        call::Around { context, limit },
-    )
-    .await;
-    Done {
-        call: DoneCall {
-            head,
-            method,
-            promise_id,
-            target,
-            cap,
-            answer,
-        },
-        outcome,
-        job,
-    }
+    let context = call.context.take();
+    call.answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
+    // A call that carries no context, under no load limit, is what `run_admitted` makes
+    // of it (the service's answer), awaited here: one future less around each call.
+    let outcome = if context.is_none() && limit.is_none() {
+        out.clear();
+        call::Outcome::Ran(match payload {
+            Payload::Shared(payload) => service.call_owned(call.method, payload, out).await,
+            Payload::Borrowed(payload) => service.call(call.method, payload, out).await,
+        })
+    } else {
+        call::run_admitted(
+            service,
+            &mut call::NoPipeline,
+            call.method,
+            NO_TARGET,
+            payload,
+            out,
+            why,
+            call::Around { context, limit },
+        )
+        .await
+    };
+    Done { job, outcome }
 }
 
 impl Conn<'_> {
     /// Append the answer of a call that ran to the write buffer and record its result
     /// for pipelining; its buffers, to reuse.
     fn write_done(&mut self, done: Done) -> Box<Job> {
-        let Done {
-            call,
-            outcome,
-            mut job,
-        } = done;
+        let Done { mut job, outcome } = done;
+        let Job { out, why, call, .. } = &mut *job;
         self.write.resume(call.head);
-        if let Some(cap) = &call.cap {
-            self.results.set_caller(cap);
+        // What the call held of its frame is let go now, not when the buffers are
+        // next used.
+        if let Some(cap) = call.cap.take() {
+            self.results.set_caller(&cap);
         }
         let (write, results, config) = (&mut self.write, &mut self.results, self.config);
-        let head = CallHead {
-            method: call.method,
-            target: call.target,
-            promise_id: call.promise_id,
-        };
+        let head = CallHead::of(call);
         let called = match outcome {
             call::Outcome::Ran(called) => called,
             call::Outcome::Refused(status) => {
-                refused(write, results, self.peer, &head, status, &job.why);
+                call.answer = None;
+                refused(write, results, self.peer, &head, status, why);
                 return job;
             }
         };
-        let out = &mut job.out;
         // Metadata the handler sends back, for a caller that reads it.
-        let extension = call.answer.and_then(|answer| answer.take_extension());
+        let extension = call
+            .answer
+            .take()
+            .and_then(|answer| answer.take_extension());
         if matches!(called, Ok(Reply::Message)) && out.len() >= config.vectored_write_min {
             // A large answer: its builder buffer goes out as it is, after the headers.
             let body = Bytes::from(out.take_bytes_keeping_capacity());
@@ -854,7 +853,7 @@ impl Conn<'_> {
             );
             return job;
         }
-        let (status, body) = call::Outcome::Ran(called).answer(out, &mut job.why);
+        let (status, body) = call::Outcome::Ran(called).answer(out, why);
         let written = match &extension {
             None => put_response(write, status, head.promise_id, body),
             Some(extension) => put_response_with(write, status, head.promise_id, body, extension),
@@ -992,7 +991,7 @@ struct CallHead {
 }
 
 impl CallHead {
-    fn of(call: &ReadyCall) -> Self {
+    fn of(call: &JobCall) -> Self {
         CallHead {
             method: call.method,
             target: call.target,
