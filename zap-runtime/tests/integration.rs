@@ -47,6 +47,7 @@ mod server_shutdown;
 mod server_vectored;
 mod tls_server;
 mod vectors;
+mod ws_subscriptions;
 
 #[path = "support/test_files.rs"]
 mod test_files;

@@ -479,6 +479,15 @@ impl Method {
     }
 }
 
+/// The JSON-RPC namespace of a method named `json_rpc_name`: what comes before its
+/// first underscore (`eth` of `eth_newHeads`), the whole name when it has none. A
+/// subscription is opened with `<namespace>_subscribe`, as geth does for any namespace.
+pub fn json_rpc_namespace(json_rpc_name: &str) -> &str {
+    json_rpc_name
+        .split_once('_')
+        .map_or(json_rpc_name, |(namespace, _)| namespace)
+}
+
 /// A method's JSON-RPC name without `json(name = ...)`: the lower-cased interface,
 /// underscore, the method as written (`eth_getBalance`).
 pub fn default_json_rpc_name(interface: &str, method: &str) -> String {

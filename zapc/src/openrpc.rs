@@ -85,7 +85,8 @@ fn build(schema: &ir::Schema) -> Json {
                 .map(move |m| method(schema, i, m))
         })
         .collect();
-    // Server streams that JSON-RPC opens as subscriptions (`eth_subscribe`): described
+    // Server streams that JSON-RPC opens as subscriptions (`eth_subscribe`, or the
+    // namespace's own): described
     // like methods, named by their subscription, under an extension key (OpenRPC has no
     // word for notifications).
     let subscriptions: Vec<Json> = schema
@@ -94,7 +95,10 @@ fn build(schema: &ir::Schema) -> Json {
         .flat_map(|i| {
             i.methods.iter().filter_map(move |m| {
                 let name = m.json.subscription.clone()?;
-                Some(method_named(schema, m, name))
+                // Opened with `<namespace>_subscribe`, notified as `<namespace>_subscription`.
+                let json_name = m.json_rpc_name(&i.name);
+                let namespace = crate::ir::json_rpc_namespace(&json_name).to_owned();
+                Some(method_named(schema, m, name).with("x-namespace", namespace))
             })
         })
         .collect();

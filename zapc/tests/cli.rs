@@ -138,12 +138,13 @@ struct HeadsRequest: size 4, list strided (4 bytes per element)
   Count  u32        0      4
 
 interface Eth
-    1  getBalance(req: BalanceRequest) returns (resp: BalanceResponse)
-    2  chainId() returns (ChainIdResponse)
-    3  blockNumber() returns (BlockNumberResponse)
-    4  netVersion() returns (VersionResponse)
-    5  clientVersion() returns (VersionResponse)
-    6  newHeads(HeadsRequest) returns stream BlockHeader
+                                                                        JSON-RPC
+    1  getBalance(req: BalanceRequest) returns (resp: BalanceResponse)  eth_getBalance
+    2  chainId() returns (ChainIdResponse)                              eth_chainId
+    3  blockNumber() returns (BlockNumberResponse)                      eth_blockNumber
+    4  netVersion() returns (VersionResponse)                           net_version
+    5  clientVersion() returns (VersionResponse)                        web3_clientVersion
+    6  newHeads(HeadsRequest) returns stream BlockHeader                eth_subscribe(\"newHeads\")
 ";
     assert_eq!(stdout(&output), expected);
 }

@@ -346,10 +346,11 @@ struct Account: size 40, list framed
     assert!(table.contains(account), "{table}");
     let ledger = "\
 interface Ledger
-    2  get(q: Query) returns (a: Account)
-    1  ping()
-    4  lookup(q: LegacyQuery) returns (a: Account)
-    7  list(q: Query) returns (p: Page)
+                                                    JSON-RPC
+    2  get(q: Query) returns (a: Account)           ledger_get
+    1  ping()                                       ledger_ping
+    4  lookup(q: LegacyQuery) returns (a: Account)  ledger_lookupLegacy
+    7  list(q: Query) returns (p: Page)             ledger_list
     3  reserved
     5  reserved
 ";

@@ -3,7 +3,7 @@
 //! binary, as geth reads them) as a JSON-RPC body (a request or a batch) with a text
 //! message, through the same code as `POST`, and carries
 //! subscriptions: `eth_subscribe` opens a server stream of the service, whose messages
-//! go out as `eth_subscription` notifications.
+//! go out as `<namespace>_subscription` notifications (`eth_subscription` for `eth`).
 //!
 //! The upgrade is checked as a `POST` is (Host, and the capability of its
 //! `Authorization` header, which every call of the session presents), plus the origin:
@@ -231,8 +231,9 @@ impl<S: Service> Subscriptions for Live<S> {
                 code: code::LIMIT_EXCEEDED,
                 message: format!(
                     "Limit exceeded: this connection has {} subscriptions, this server's limit; \
-                     end one with eth_unsubscribe first",
-                    self.max
+                     end one with {}_unsubscribe first",
+                    self.max,
+                    jsonrpc::namespace(method),
                 ),
                 data: None,
             });
@@ -285,13 +286,14 @@ impl<S> Live<S> {
         for (dir, id, message) in crate::stream::outbox_frames(frames) {
             if dir == Direction::StreamEnd as u8 {
                 // A stream that failed says so in a last notification.
-                let live = self.entries.remove(&id).is_some();
-                if let (true, Some(crate::stream::StreamError::Ended { status, message })) =
+                let live = self.entries.remove(&id);
+                if let (Some(entry), Some(crate::stream::StreamError::Ended { status, message })) =
                     (live, crate::stream::StreamError::from_outcome(message))
                 {
                     let error = RpcError::from_call_error(&crate::CallError::new(status, message));
                     let mut text = Vec::with_capacity(160);
-                    jsonrpc::error_notification(u64::from(id), &error, &mut text);
+                    let namespace = jsonrpc::namespace(entry.method);
+                    jsonrpc::error_notification(namespace, u64::from(id), &error, &mut text);
                     if let Ok(text) = String::from_utf8(text) {
                         out.push(Message::text(text));
                     }
@@ -311,7 +313,8 @@ impl<S> Live<S> {
                 continue;
             }
             let mut text = Vec::with_capacity(json.len() + 96);
-            jsonrpc::notification(u64::from(id), &json, &mut text);
+            let namespace = jsonrpc::namespace(entry.method);
+            jsonrpc::notification(namespace, u64::from(id), &json, &mut text);
             // `notification` writes JSON of valid UTF-8 only.
             match String::from_utf8(text) {
                 Ok(text) => out.push(Message::text(text)),

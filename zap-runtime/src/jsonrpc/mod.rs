@@ -17,8 +17,8 @@ mod batch;
 mod subscribe;
 
 pub use subscribe::{
-    error_notification, notification, subscription_id, Subscriptions, NOTIFICATION, SUBSCRIBE,
-    UNSUBSCRIBE,
+    error_notification, namespace, notification, subscription_id, Subscriptions, NOTIFICATION,
+    SUBSCRIBE, UNSUBSCRIBE,
 };
 
 use crate::call::{self, Admit, Admitted, NoPipeline, Outcome, Payload};
@@ -577,11 +577,9 @@ async fn handle_one<S: Service>(
         return true;
     }
     out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
-    let subscription = call.method == SUBSCRIBE || call.method == UNSUBSCRIBE;
-    let outcome = if subscription && S::METHODS.iter().any(|m| m.subscription.is_some()) {
-        subscribe::dispatch::<S>(pool, &call, gate, subs, out)
-    } else {
-        dispatch(service, pool, &call, gate, out).await
+    let outcome = match subscribe::subscription_call::<S>(&call.method) {
+        Some(which) => subscribe::dispatch::<S>(pool, &call, which, gate, subs, out),
+        None => dispatch(service, pool, &call, gate, out).await,
     };
     let Some(id) = call.id else {
         if let Err(e) = &outcome {

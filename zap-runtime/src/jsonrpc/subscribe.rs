@@ -1,6 +1,9 @@
-//! Subscriptions: server streams that JSON-RPC clients open with `eth_subscribe` and
-//! receive as `eth_subscription` notifications, as Ethereum nodes serve them over
-//! WebSocket. A method is one when its schema says `json(subscription = "newHeads")`.
+//! Subscriptions: server streams that JSON-RPC clients open with `<namespace>_subscribe`
+//! and receive as `<namespace>_subscription` notifications, as geth serves them for
+//! any namespace over WebSocket and IPC (`eth_subscribe("newHeads")` for Ethereum's). A
+//! method is one when its schema says `json(subscription = "newHeads")`; its namespace
+//! is what its JSON-RPC name has before the first underscore (`eth` of `eth_newHeads`,
+//! [`namespace`]).
 //!
 //! This module speaks the JSON; a transport that can push messages (the WebSocket
 //! server) implements [`Subscriptions`] to run the streams and deliver what they send.
@@ -14,12 +17,38 @@ use super::{code, raw_str, Gate, JsonCall, RpcError};
 use crate::service::{MethodInfo, Service};
 use crate::BuilderPool;
 
-/// The method that opens a subscription: `params` are its name, then its own params.
+/// The method that opens a subscription of the `eth` namespace: `params` are its name,
+/// then its own params. Every namespace has its own: `<namespace>_subscribe`.
 pub const SUBSCRIBE: &str = "eth_subscribe";
 /// The method that ends one: `params` are `[id]`; the result is whether it was live.
 pub const UNSUBSCRIBE: &str = "eth_unsubscribe";
-/// The method of every notification: `params` are `{"subscription": id, "result": ...}`.
+/// The method of the `eth` namespace's notifications: `params` are
+/// `{"subscription": id, "result": ...}`. Every namespace has its own:
+/// `<namespace>_subscription`.
 pub const NOTIFICATION: &str = "eth_subscription";
+
+/// The JSON-RPC namespace of a method: what its JSON-RPC name has before the first
+/// underscore (`eth` of `eth_newHeads`), the whole name when it has none.
+pub fn namespace(method: &MethodInfo) -> &'static str {
+    let name = method.json_name;
+    name.split_once('_')
+        .map_or(name, |(namespace, _)| namespace)
+}
+
+/// Whether `method` opens (`true`) or ends (`false`) a subscription of a namespace
+/// that has one on this service (`prices_subscribe` when a stream method of the
+/// `prices` namespace is a subscription), and that namespace.
+pub(super) fn subscription_call<S: Service>(method: &str) -> Option<(&str, bool)> {
+    let (namespace, opens) = if let Some(namespace) = method.strip_suffix("_subscribe") {
+        (namespace, true)
+    } else {
+        (method.strip_suffix("_unsubscribe")?, false)
+    };
+    S::METHODS
+        .iter()
+        .any(|m| m.subscription.is_some() && self::namespace(m) == namespace)
+        .then_some((namespace, opens))
+}
 
 /// What a transport that delivers notifications provides: it runs each subscription's
 /// stream and sends what it yields as [`notification`]s.
@@ -37,40 +66,42 @@ pub fn subscription_id(id: u64) -> String {
 }
 
 /// The notification carrying `result_json` (the JSON of one message) for subscription
-/// `id`, appended to `out`.
-pub fn notification(id: u64, result_json: &[u8], out: &mut Vec<u8>) {
+/// `id` of `namespace` (method `<namespace>_subscription`), appended to `out`.
+pub fn notification(namespace: &str, id: u64, result_json: &[u8], out: &mut Vec<u8>) {
     out.extend_from_slice(br#"{"jsonrpc":"2.0","method":""#);
-    out.extend_from_slice(NOTIFICATION.as_bytes());
-    out.extend_from_slice(br#"","params":{"subscription":""#);
+    out.extend_from_slice(namespace.as_bytes());
+    out.extend_from_slice(br#"_subscription","params":{"subscription":""#);
     out.extend_from_slice(subscription_id(id).as_bytes());
     out.extend_from_slice(br#"","result":"#);
     out.extend_from_slice(result_json);
     out.extend_from_slice(b"}}");
 }
 
-/// The last notification of subscription `id`, whose stream ended with `error`: the
-/// subscription's method with `params: {"subscription": id, "error": {code, message}}`
+/// The last notification of subscription `id` of `namespace`, whose stream ended
+/// with `error`: the subscription's method with `params: {"subscription": id, "error": {code, message}}`
 /// instead of a result, appended to `out`. Nothing follows it for this subscription.
-pub fn error_notification(id: u64, error: &super::RpcError, out: &mut Vec<u8>) {
+pub fn error_notification(namespace: &str, id: u64, error: &super::RpcError, out: &mut Vec<u8>) {
     let value = serde_json::json!({
         "jsonrpc": "2.0",
-        "method": NOTIFICATION,
+        "method": format!("{namespace}_subscription"),
         "params": { "subscription": subscription_id(id), "error": error },
     });
     // A JSON value always serializes.
     let _ = serde_json::to_writer(out, &value);
 }
 
-/// `eth_subscribe` or `eth_unsubscribe`: answered into `out` (the result's JSON).
+/// `<namespace>_subscribe` (`opens`) or `<namespace>_unsubscribe`: answered into `out`
+/// (the result's JSON).
 pub(super) fn dispatch<S: Service>(
     pool: &BuilderPool,
     call: &JsonCall<'_>,
+    (namespace, opens): (&str, bool),
     gate: &mut Gate<'_, '_>,
     subs: Option<&mut (dyn Subscriptions + '_)>,
     out: &mut Vec<u8>,
 ) -> Result<(), RpcError> {
     let params = positional(call.params)?;
-    if call.method == UNSUBSCRIBE {
+    if !opens {
         gate.check(0)?;
         let id = match params.as_slice() {
             [id] => raw_str(id).as_deref().and_then(parse_id),
@@ -79,7 +110,7 @@ pub(super) fn dispatch<S: Service>(
         let Some(id) = id else {
             return Err(RpcError::new(
                 code::INVALID_PARAMS,
-                "Invalid params: eth_unsubscribe takes one subscription id, a 0x hex string",
+                format!("Invalid params: {namespace}_unsubscribe takes one subscription id, a 0x hex string"),
             ));
         };
         let live = subs.is_some_and(|subs| subs.unsubscribe(id));
@@ -87,13 +118,19 @@ pub(super) fn dispatch<S: Service>(
         return Ok(());
     }
     let name: Option<Cow<'_, str>> = params.first().and_then(|p| raw_str(p));
-    let method = name
-        .as_deref()
-        .and_then(|name| S::METHODS.iter().find(|m| m.subscription == Some(name)));
+    let method = name.as_deref().and_then(|name| {
+        S::METHODS
+            .iter()
+            .find(|m| m.subscription == Some(name) && self::namespace(m) == namespace)
+    });
     // Before the name is looked at, so only an authorised caller learns which exist.
     gate.check(method.map_or(0, |m| m.ordinal))?;
     let Some(method) = method else {
-        let known: Vec<&str> = S::METHODS.iter().filter_map(|m| m.subscription).collect();
+        let known: Vec<&str> = S::METHODS
+            .iter()
+            .filter(|m| self::namespace(m) == namespace)
+            .filter_map(|m| m.subscription)
+            .collect();
         return Err(RpcError::new(
             code::INVALID_PARAMS,
             format!(
@@ -178,7 +215,7 @@ mod tests {
     #[test]
     fn a_notification_is_the_ethereum_shape() {
         let mut out = Vec::new();
-        notification(0x2a, br#"{"number":"0x1"}"#, &mut out);
+        notification("eth", 0x2a, br#"{"number":"0x1"}"#, &mut out);
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             value,
@@ -197,9 +234,9 @@ mod tests {
             crate::rpc::Status::DEADLINE_EXCEEDED,
             "deadline exceeded",
         ));
-        error_notification(7, &error, &mut out);
+        error_notification("prices", 7, &error, &mut out);
         let value: serde_json::Value = serde_json::from_slice(&out).unwrap();
-        assert_eq!(value["method"], "eth_subscription");
+        assert_eq!(value["method"], "prices_subscription");
         assert_eq!(value["params"]["subscription"], "0x7");
         assert_eq!(value["params"]["error"]["code"], -32004);
         assert_eq!(value["params"]["error"]["data"]["status"], 504);

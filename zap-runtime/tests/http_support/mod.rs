@@ -217,7 +217,45 @@ impl Service for Calc {
             json::no_params,
             json::result_to_json::<Unserializable>,
         ),
+        // A server stream of 1, 2, ... `value`, then the end: the subscription
+        // `counter` of the `calc` namespace (`calc_subscribe`).
+        MethodInfo {
+            streaming: zap_runtime::stream::Streaming::Server,
+            subscription: Some("counter"),
+            ..method(
+                7,
+                "count",
+                "calc_count",
+                Some("Number"),
+                json::params_to_wire::<Number>,
+                json::result_to_json::<Number>,
+            )
+        },
     ];
+
+    async fn stream(
+        self: Arc<Self>,
+        ordinal: u32,
+        open: bytes::Bytes,
+        mut io: zap_runtime::stream::StreamIo,
+    ) -> Result<(), CallError> {
+        if ordinal != 7 {
+            return Err(CallError::unknown_method("Calc", ordinal));
+        }
+        let count = Number::decode(&open)
+            .map_err(|e| CallError::bad_payload("Number", e))?
+            .value;
+        let mut out = Builder::new();
+        for value in 1..=count {
+            out.clear();
+            Number { value }.encode(&mut out)?;
+            io.outbound
+                .send(out.as_bytes())
+                .await
+                .map_err(|e| CallError::new(Status::INTERNAL, format!("the stream closed: {e}")))?;
+        }
+        Ok(())
+    }
 
     async fn call<'a>(
         &'a self,

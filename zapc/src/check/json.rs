@@ -138,7 +138,7 @@ pub(crate) fn field_json(
     };
     for option in known_once(options, FIELD_OPTIONS, "a field", errors) {
         match option.name.text.as_str() {
-            "name" => json.name = text_value(option, "a JSON key", errors),
+            "name" => json.name = text_value(option, "a JSON key", "blockHash", errors),
             "quantity" if flag(option, errors) => {
                 if scalar.is_some_and(is_unsigned) {
                     json.quantity = true;
@@ -208,7 +208,9 @@ pub(crate) fn method_json(
         .and_then(|p| cx.symbols.resolve_struct(&p.ty));
     for option in known_once(options, METHOD_OPTIONS, "a method", errors) {
         match option.name.text.as_str() {
-            "name" => json.name = text_value(option, "a JSON-RPC method name", errors),
+            "name" => {
+                json.name = text_value(option, "a JSON-RPC method name", "eth_getBalance", errors)
+            }
             "params" => {
                 let Some(names) = names_value(option, errors) else {
                     continue;
@@ -275,7 +277,7 @@ pub(crate) fn method_json(
                     );
                     continue;
                 }
-                json.subscription = text_value(option, "a subscription name", errors);
+                json.subscription = text_value(option, "a subscription name", "newHeads", errors);
             }
             _ => {}
         }
@@ -386,13 +388,25 @@ fn flag(option: &JsonOption, errors: &mut Vec<Diagnostic>) -> bool {
     }
 }
 
-/// The text of a `name = "..."` option, non-empty and without spaces.
-fn text_value(option: &JsonOption, what: &str, errors: &mut Vec<Diagnostic>) -> Option<String> {
+/// The text of an `option = "..."` option (`name`, `subscription`), non-empty and
+/// without spaces; `example` is a value of the kind it takes, for the hints.
+fn text_value(
+    option: &JsonOption,
+    what: &str,
+    example: &str,
+    errors: &mut Vec<Diagnostic>,
+) -> Option<String> {
     let Some(OptionValue::Text { text, span }) = &option.value else {
-        errors.push(wrong_value(
-            option,
-            &format!("{what} in quotes: `name = \"...\"`"),
-        ));
+        let key = &option.name.text;
+        // A bare name is most likely the value meant, unquoted.
+        let value = match &option.value {
+            Some(OptionValue::Word(word)) => word.text.as_str(),
+            _ => example,
+        };
+        errors.push(
+            wrong_value(option, &format!("{what} in quotes"))
+                .with_hint(format!("write `{key} = \"{value}\"`")),
+        );
         return None;
     };
     if text.is_empty() || text.contains(' ') {
@@ -402,7 +416,7 @@ fn text_value(option: &JsonOption, what: &str, errors: &mut Vec<Diagnostic>) -> 
                 span.clone(),
                 "not usable as a name",
             )
-            .with_hint(format!("write {what} like `\"eth_getBalance\"`")),
+            .with_hint(format!("write {what} like `\"{example}\"`")),
         );
         return None;
     }

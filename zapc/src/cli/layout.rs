@@ -155,31 +155,65 @@ fn column_widths<'r>(rows: impl Iterator<Item = &'r [String; 4]>) -> [usize; 4] 
 
 fn interface_table(interface: &ir::Interface) -> String {
     let mut out = format!("interface {}\n", interface.name);
-    for method in &interface.methods {
-        let stream = method
-            .stream_param
-            .as_ref()
-            .map(|p| format!("stream {}", param_syntax(p)));
-        let param = [method.param.as_ref().map(param_syntax), stream]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>()
-            .join(", ");
-        let result = match (&method.result, method.result_stream) {
-            (Some(r), true) => format!(" returns stream {}", param_syntax(r)),
-            (Some(r), false) => format!(" returns ({})", param_syntax(r)),
-            (None, _) => String::new(),
-        };
-        let _ = writeln!(
-            out,
-            "  {:>3}  {}({param}){result}",
-            method.ordinal, method.name
-        );
+    let rows: Vec<(String, String)> = interface
+        .methods
+        .iter()
+        .map(|method| {
+            let stream = method
+                .stream_param
+                .as_ref()
+                .map(|p| format!("stream {}", param_syntax(p)));
+            let param = [method.param.as_ref().map(param_syntax), stream]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ");
+            let result = match (&method.result, method.result_stream) {
+                (Some(r), true) => format!(" returns stream {}", param_syntax(r)),
+                (Some(r), false) => format!(" returns ({})", param_syntax(r)),
+                (None, _) => String::new(),
+            };
+            let signature = format!("{:>3}  {}({param}){result}", method.ordinal, method.name);
+            (signature, json_rpc_column(interface, method))
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .map(|(s, _)| s.chars().count())
+        .max()
+        .unwrap_or(0);
+    if !rows.is_empty() {
+        let _ = writeln!(out, "  {:<width$}  JSON-RPC", "");
+    }
+    for (signature, json) in rows {
+        let _ = writeln!(out, "  {signature:<width$}  {json}");
     }
     for ordinal in &interface.reserved {
         let _ = writeln!(out, "  {ordinal:>3}  reserved");
     }
-    out
+    // Lines padded for a column that is empty end without the padding.
+    out.lines()
+        .map(str::trim_end)
+        .collect::<Vec<_>>()
+        .join("\n")
+        + "\n"
+}
+
+/// How a method is reached over JSON-RPC: its method name; for a subscription, the
+/// subscribe call that opens it; nothing for a stream JSON-RPC does not carry.
+fn json_rpc_column(interface: &ir::Interface, method: &ir::Method) -> String {
+    let name = method.json_rpc_name(&interface.name);
+    match (
+        &method.json.subscription,
+        method.result_stream || method.stream_param.is_some(),
+    ) {
+        (Some(subscription), _) => format!(
+            "{}_subscribe(\"{subscription}\")",
+            ir::json_rpc_namespace(&name)
+        ),
+        (None, true) => "(a stream: not on JSON-RPC)".to_owned(),
+        (None, false) => name,
+    }
 }
 
 fn param_syntax(param: &ir::Param) -> String {

@@ -18,4 +18,5 @@ interface Bad {
     ping() json(params = [Id], result = Value, name = "")
     two() json(name = "bad_get")
     three() json(name = "bad_get", style = positional)
+    prices(r: Req) returns stream Resp json(subscription = priceChanges)
 }
