@@ -130,7 +130,7 @@ impl Within {
 
 impl<D> FrameReader<D> {
     /// The bytes received and not yet handed out as frames.
-    #[cfg(feature = "server")]
+    #[cfg(any(feature = "server", feature = "client"))]
     pub(crate) fn unread(&self) -> &[u8] {
         &self.buf[self.used..]
     }

@@ -105,3 +105,16 @@ async fn connecting_to_nothing_is_an_io_error() {
     drop(listener);
     assert!(Client::connect(addr).await.is_err());
 }
+
+#[tokio::test]
+async fn a_client_at_an_http_port_is_told_the_peer_speaks_http() {
+    let server = crate::http_support::Server::start(zap_runtime::http::HttpConfig::default()).await;
+    let client = Client::connect(server.addr).await.unwrap();
+    let err = bounded(client.call(1, b"")).await.unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("does not speak ZAP") && text.contains("HTTP"),
+        "{text}"
+    );
+    server.shutdown().await;
+}

@@ -39,7 +39,11 @@ async fn health_turns_503_when_draining_and_live_stays_200() {
 async fn metrics_are_served_only_when_configured() {
     let server = Server::start(HttpConfig::default()).await;
     let mut client = server.connect().await;
-    assert_eq!(get(&mut client, "/metrics").await.status, 404);
+    let missing = get(&mut client, "/metrics").await;
+    assert_eq!(missing.status, 404);
+    // Says how to serve them.
+    let why = String::from_utf8_lossy(&missing.body);
+    assert!(why.contains("HttpConfig::metrics"), "{why}");
     server.shutdown().await;
 
     let server = Server::start(HttpConfig {

@@ -313,3 +313,21 @@ async fn bad_pem_files_are_refused_with_the_path() {
         .build();
     assert!(bad_name.is_err());
 }
+
+#[tokio::test]
+async fn a_plain_client_at_a_tls_port_is_told_the_peer_speaks_tls() {
+    let pki = Pki::new();
+    let server = start(server_tls(&pki).build().unwrap()).await;
+    let client = Client::connect_with(server.addr, ClientConfig::default())
+        .await
+        .unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(5), client.call(ADD, &pair(1, 1)))
+        .await
+        .expect("an answer within 5 s")
+        .expect_err("a TLS server does not answer a plain call");
+    let text = err.to_string();
+    assert!(
+        text.contains("does not speak ZAP") && text.contains("TLS"),
+        "{text}"
+    );
+}

@@ -169,12 +169,19 @@ pub(crate) async fn read_loop<R: AsyncRead + Unpin, D: ResponseFrames>(
             Ok(0) if frames.pending() == 0 => {
                 break Failure::Closed("the server closed the connection".into())
             }
-            Ok(0) => {
-                break Failure::Closed(format!(
+            Ok(0) => match other_protocol(frames.unread()) {
+                Some(speaks) => {
+                    break Failure::Protocol(format!(
+                        "the peer does not speak ZAP: {speaks}, then closed the connection"
+                    ))
+                }
+                None => {
+                    break Failure::Closed(format!(
                     "the server closed the connection in the middle of a frame ({} bytes unread)",
                     frames.pending()
                 ))
-            }
+                }
+            },
             Ok(_) => {}
             Err(e) => break Failure::Closed(format!("reading from the server failed: {e}")),
         }
@@ -220,7 +227,7 @@ fn dispatch_frames<D: ResponseFrames>(
                 Received::Ignored => Routed::Ignored,
             })
         })
-        .map_err(|e| Failure::Protocol(e.to_string()))?
+        .map_err(|e| Failure::Protocol(not_zap(frames.unread(), &e)))?
     {
         let (req_id, envelope) = match routed? {
             Routed::Response { req_id, envelope } => (req_id, envelope),
@@ -261,4 +268,32 @@ fn dispatch_frames<D: ResponseFrames>(
         }
     }
     Ok(None)
+}
+
+/// Why the answer bytes `unread` are not ZAP frames (`error`): when they are another
+/// protocol's (an HTTP server's answer, a TLS record), say which, and what to connect
+/// with instead; otherwise the framing error itself.
+fn not_zap(unread: &[u8], error: &dyn std::fmt::Display) -> String {
+    match other_protocol(unread) {
+        Some(speaks) => {
+            format!("the peer does not speak ZAP: {speaks}; its first bytes read as {error}")
+        }
+        None => error.to_string(),
+    }
+}
+
+/// The protocol the bytes a server sent first belong to, when they are not ZAP's.
+fn other_protocol(unread: &[u8]) -> Option<&'static str> {
+    if unread.starts_with(b"HTTP/") {
+        Some(
+            "it answered in HTTP (an HTTP or JSON-RPC port: POST JSON-RPC to it, or call \
+             the server's ZAP port)",
+        )
+    } else if matches!(unread, [0x14..=0x17, 0x03, ..]) {
+        Some("it answered with a TLS record (a TLS port: connect with TLS, `zapc call --tls`)")
+    } else if unread.starts_with(b"SSH-") {
+        Some("it answered as an SSH server")
+    } else {
+        None
+    }
 }

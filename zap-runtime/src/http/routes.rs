@@ -102,6 +102,13 @@ pub(super) async fn route<S: Service>(
             let body = Bytes::from(text.unwrap_or_default());
             with_type(StatusCode::OK, body, METRICS_TYPE)
         }
+        ("/metrics", &Method::GET) => text(
+            StatusCode::NOT_FOUND,
+            "no metrics here: this server was started without them; serve them with \
+             HttpConfig::metrics (a zap_runtime::metrics::Metrics, with the service wrapped in \
+             Metered to count its calls)\n"
+                .to_owned(),
+        ),
         ("/" | "/index.html", &Method::GET | &Method::HEAD) => super::explorer::page(),
         ("/", _) => method_not_allowed("GET, HEAD, POST"),
         ("/index.html", _) => method_not_allowed("GET, HEAD"),
