@@ -135,6 +135,16 @@ struct Args {
     /// comma-separated; `*` for any. Default: none.
     #[arg(long, value_name = "ORIGINS", value_delimiter = ',')]
     http_corsdomain: Vec<String>,
+    /// Also serve JSON-RPC on a unix socket at PATH, as Ethereum nodes do (geth's
+    /// --ipcpath): web3.py's IPCProvider and ethers' IpcSocketProvider connect to it,
+    /// with subscriptions. The file is created with mode --ipc-mode; a stale one left by
+    /// a killed server is replaced, a live one refused; it is removed on shutdown.
+    #[arg(long, value_name = "PATH")]
+    ipc_path: Option<PathBuf>,
+    /// Permission bits of the IPC socket file, in octal (0600: its owner only; 0660:
+    /// the owner's group too).
+    #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = octal_mode)]
+    ipc_mode: u32,
     /// Serve GET /health, /health/live and /metrics on this address instead of the
     /// HTTP port: an admin listener with connections of its own, which answers however
     /// the data ports are loaded, and serves /metrics without a capability.
@@ -239,6 +249,10 @@ async fn run(args: Args) -> std::io::Result<()> {
         zap_addr: args.zap_addr,
         http_addr: args.http_addr,
         metrics_addr: args.metrics_addr,
+        ipc: args.ipc_path.clone().map(|path| eth_rpc::IpcListen {
+            path,
+            mode: args.ipc_mode,
+        }),
         ..Config::default()
     };
     if args.cap_trust.is_some() && tls.is_none() && !args.allow_insecure_caps {
@@ -337,6 +351,7 @@ async fn run(args: Args) -> std::io::Result<()> {
         %http,
         %metrics,
         quic = %servers.quic_addr().map_or_else(|| "off".to_owned(), |a| a.to_string()),
+        ipc = %servers.ipc_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
         "eth-rpc serving; SIGTERM or Ctrl-C stops"
@@ -356,4 +371,14 @@ fn seconds(value: f64) -> std::io::Result<std::time::Duration> {
     std::time::Duration::try_from_secs_f64(value).map_err(|e| {
         std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("{value} s: {e}"))
     })
+}
+
+/// `--ipc-mode`: permission bits in octal (`600`, `0660`), at most `0777`.
+fn octal_mode(text: &str) -> Result<u32, String> {
+    match u32::from_str_radix(text, 8) {
+        Ok(mode) if mode <= 0o777 => Ok(mode),
+        _ => Err(format!(
+            "{text:?} is not a file mode: give permission bits in octal, like 600 or 660"
+        )),
+    }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use zap_runtime::http::{HttpConfig, HttpServer, Routes};
+use zap_runtime::http::{HttpConfig, HttpServer, IpcServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::quic::{QuicConfig, QuicServer};
 use zap_runtime::server::{Server, ServerConfig, ServerStats};
@@ -36,6 +36,18 @@ pub struct Config {
     /// Also serve ZAP over QUIC on this UDP address, with these TLS settings and limits
     /// (`None`, the default: no QUIC).
     pub quic: Option<QuicListen>,
+    /// Also serve JSON-RPC on this unix socket, as Ethereum nodes do (`None`, the
+    /// default: no IPC), with the HTTP server's limits.
+    pub ipc: Option<IpcListen>,
+}
+
+/// Where and how to serve JSON-RPC over IPC.
+#[derive(Clone, Debug)]
+pub struct IpcListen {
+    /// The socket file's path.
+    pub path: std::path::PathBuf,
+    /// Its permission bits (`zap_runtime::http::ipc::DEFAULT_MODE`, 0600: the owner).
+    pub mode: u32,
 }
 
 /// Where and how to serve ZAP over QUIC.
@@ -59,6 +71,7 @@ impl Default for Config {
             http: HttpConfig::default(),
             handler: LedgerEth::default(),
             quic: None,
+            ipc: None,
         }
     }
 }
@@ -71,6 +84,7 @@ pub struct Servers {
     http: HttpServer<Metered<EthService<LedgerEth>>>,
     admin: Option<HttpServer<EthService<LedgerEth>>>,
     quic: Option<QuicServer<Metered<EthService<LedgerEth>>>>,
+    ipc: Option<IpcServer<Metered<EthService<LedgerEth>>>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
@@ -124,11 +138,21 @@ impl Servers {
             }
             None => None,
         };
+        let ipc = match &config.ipc {
+            Some(ipc) => Some(IpcServer::bind_with_mode(
+                &ipc.path,
+                metered("ipc"),
+                config.http.clone(),
+                ipc.mode,
+            )?),
+            None => None,
+        };
         let servers = Servers {
             zap: Server::new(zap, metered("zap"), config.zap),
             http: HttpServer::new(http, metered("http"), config.http),
             admin,
             quic,
+            ipc,
             config_addrs: (config.zap_addr, config.http_addr),
         };
         metrics.register_server("zap", servers.zap_stats());
@@ -159,6 +183,11 @@ impl Servers {
         self.admin.as_ref().and_then(|a| a.local_addr().ok())
     }
 
+    /// The IPC socket's path, if JSON-RPC is served over IPC.
+    pub fn ipc_path(&self) -> Option<&std::path::Path> {
+        self.ipc.as_ref().map(|ipc| ipc.path())
+    }
+
     /// Live counters of the ZAP/TCP server (open, accepted, refused connections).
     pub fn zap_stats(&self) -> ServerStats {
         self.zap.stats()
@@ -178,6 +207,7 @@ impl Servers {
             http,
             admin,
             quic,
+            ipc,
             ..
         } = self;
         let stop = CancellationToken::new();
@@ -200,6 +230,12 @@ impl Servers {
                 None => Ok(()),
             }
         };
+        let ipc = async {
+            match ipc {
+                Some(ipc) => stop_on_end(ipc.run(stop.clone()).await),
+                None => Ok(()),
+            }
+        };
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
@@ -207,7 +243,7 @@ impl Servers {
             }
             stop.cancel();
         };
-        let (zap, http, admin, quic, ()) = tokio::join!(zap, http, admin, quic, trigger);
-        zap.and(http).and(admin).and(quic)
+        let (zap, http, admin, quic, ipc, ()) = tokio::join!(zap, http, admin, quic, ipc, trigger);
+        zap.and(http).and(admin).and(quic).and(ipc)
     }
 }

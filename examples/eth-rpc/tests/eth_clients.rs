@@ -1,5 +1,5 @@
 //! Real Ethereum clients against the running example's JSON-RPC port: web3.py (PyPI) and
-//! ethers (npm), installed into `target/` on first use, over HTTP and over WebSocket
+//! ethers (npm), installed into `target/` on first use, over HTTP, WebSocket and IPC
 //! (`newHeads` subscriptions from the real binary with `--block-time`). Their answers
 //! must equal the ledger. A missing python3/pip or node/npm fails the test; nothing is
 //! skipped.
@@ -198,4 +198,109 @@ async fn ethers_watches_blocks_over_websocket() {
         ledger.account(address).balance.to_string(),
         "{answer}"
     );
+}
+
+/// A path for an IPC socket of this test, in the temporary directory (a unix socket's
+/// path is short: under 108 bytes), with the directory that holds it.
+fn ipc_path(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix("eth-rpc-ipc")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join(format!("{name}.ipc"));
+    (dir, path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web3_py_reads_the_ledger_over_ipc() {
+    let site = tokio::task::spawn_blocking(web3_site).await.unwrap();
+    let (_dir, path) = ipc_path("web3");
+    let server = process::EthRpc::start(&["--ipc-path", path.to_str().unwrap()]).await;
+    let mode =
+        std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&path).unwrap().permissions());
+    assert_eq!(mode & 0o777, 0o600, "the socket file is its owner's only");
+    let ledger = Ledger::default();
+    let (first, second) = (ledger.address(0).unwrap(), ledger.address(1).unwrap());
+    let mut cmd = Command::new(python::PYTHON);
+    cmd.arg(script("python/web3_client.py"))
+        .args([
+            format!("ipc:{}", path.display()),
+            to_hex(first),
+            to_hex(second),
+        ])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONNOUSERSITE", "1");
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "web3.py over IPC"))
+        .await
+        .unwrap();
+    let balance = ledger.account(first).balance;
+    assert_eq!(answer["connected"], true, "{answer}");
+    assert_eq!(answer["balance"], balance, "{answer}");
+    assert_eq!(answer["chain_id"], eth_rpc::CHAIN_ID, "{answer}");
+    assert_eq!(answer["block_number"], eth_rpc::HEAD_BLOCK, "{answer}");
+    assert_eq!(
+        answer["batch"],
+        serde_json::json!([balance, ledger.account(second).balance]),
+        "{answer}"
+    );
+    // SIGTERM drains it with the other listeners, and the socket file goes with it.
+    let mut server = server;
+    server.kill("TERM");
+    assert!(server.wait().await.success());
+    assert!(!path.exists(), "the socket file is removed on shutdown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn web3_py_subscribes_to_new_heads_over_ipc() {
+    let site = tokio::task::spawn_blocking(web3_site).await.unwrap();
+    let (_dir, path) = ipc_path("web3-heads");
+    let server =
+        process::EthRpc::start(&["--block-time", "0.3", "--ipc-path", path.to_str().unwrap()])
+            .await;
+    let ledger = Ledger::default();
+    let account = ledger.address(3).unwrap();
+    let mut cmd = Command::new(python::PYTHON);
+    cmd.arg(script("python/web3_ws.py"))
+        .args([format!("ipc:{}", path.display()), to_hex(account)])
+        .env("PYTHONPATH", &site)
+        .env("PYTHONNOUSERSITE", "1");
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "web3.py AsyncIPCProvider"))
+        .await
+        .unwrap();
+    assert_consecutive(&answer["heads"], "web3.py over IPC");
+    assert_eq!(
+        answer["balance"],
+        ledger.account(account).balance,
+        "{answer}"
+    );
+    assert_eq!(answer["unsubscribed"], true, "{answer}");
+    drop(server);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ethers_watches_blocks_over_ipc() {
+    let node = tokio::task::spawn_blocking(|| {
+        npm::install("ethers-6.17.0", &[ETHERS], "The Ethereum client tests")
+    })
+    .await
+    .unwrap();
+    let (_dir, path) = ipc_path("ethers");
+    let server =
+        process::EthRpc::start(&["--block-time", "0.3", "--ipc-path", path.to_str().unwrap()])
+            .await;
+    let ledger = Ledger::default();
+    let address = ledger.address(4).unwrap();
+    let url = format!("ipc:{}", path.display());
+    let mut cmd = node.command(&script("node/ethers_ws.mjs"), &[&url, &to_hex(address)]);
+    cmd.stderr(Stdio::piped());
+    let answer = tokio::task::spawn_blocking(move || run(cmd, "ethers IpcSocketProvider"))
+        .await
+        .unwrap();
+    assert_consecutive(&answer["blocks"], "ethers over IPC");
+    assert_eq!(
+        answer["balance"],
+        ledger.account(address).balance.to_string(),
+        "{answer}"
+    );
+    drop(server);
 }

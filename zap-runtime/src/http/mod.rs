@@ -82,6 +82,8 @@
 
 mod browser;
 mod explorer;
+#[cfg(unix)]
+pub mod ipc;
 mod routes;
 mod server;
 mod stall;
@@ -93,6 +95,8 @@ pub use crate::accept::{Bound, ServerStats};
 /// The JSON-RPC protocol this server carries (also at [`crate::jsonrpc`]).
 pub use crate::jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_for, BodyLimits, Caller, RpcError};
 pub use browser::AllowedHosts;
+#[cfg(unix)]
+pub use ipc::IpcServer;
 #[doc(hidden)]
 pub use server::serve_stream;
 pub use server::{serve_http, HttpServer};

@@ -52,7 +52,7 @@ use crate::BuilderPool;
 const READ_BUFFER: usize = 4 << 10;
 
 /// Bytes the subscriptions of one session may have waiting to be written.
-const OUTBOX_LIMIT: usize = 256 << 10;
+pub(super) const OUTBOX_LIMIT: usize = 256 << 10;
 
 /// A session to run once the connection has been handed over, after the 101.
 pub(super) type Session = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -172,17 +172,17 @@ pub(super) fn upgrade<S: Service>(
 
 /// What a session needs of the server's configuration.
 #[derive(Clone, Copy)]
-struct Settings {
-    max_message: usize,
-    max_batch: usize,
-    max_answer: usize,
-    max_subscriptions: usize,
+pub(super) struct Settings {
+    pub(super) max_message: usize,
+    pub(super) max_batch: usize,
+    pub(super) max_answer: usize,
+    pub(super) max_subscriptions: usize,
     ping_interval: std::time::Duration,
-    idle_timeout: std::time::Duration,
+    pub(super) idle_timeout: std::time::Duration,
 }
 
 impl Settings {
-    fn of(config: &HttpConfig) -> Self {
+    pub(super) fn of(config: &HttpConfig) -> Self {
         Settings {
             max_message: config.max_body,
             max_batch: config.max_batch,
@@ -207,7 +207,7 @@ impl Settings {
 /// The live subscriptions of one session: each a task running the service's stream,
 /// writing into the session's outbox under its stream id, which is also the
 /// subscription id.
-struct Live<S> {
+pub(super) struct Live<S> {
     service: Arc<S>,
     outbox: Arc<Outbox>,
     tasks: JoinSet<()>,
@@ -278,9 +278,26 @@ impl<S: Service> Subscriptions for Live<S> {
 }
 
 impl<S> Live<S> {
-    /// Turn the frames the streams wrote (`[len][dir][id][message]`) into notifications;
-    /// a stream that ended (its handler returned) is no longer live.
-    fn notifications(&mut self, frames: &[u8]) -> Vec<Message> {
+    /// No subscriptions yet; at most `max` at once, writing into `outbox`.
+    pub(super) fn new(service: Arc<S>, outbox: Arc<Outbox>, max: usize) -> Self {
+        Live {
+            service,
+            outbox,
+            tasks: JoinSet::new(),
+            entries: HashMap::new(),
+            next_id: 0,
+            max,
+        }
+    }
+
+    /// End every subscription.
+    pub(super) fn abort_all(&mut self) {
+        self.tasks.abort_all();
+    }
+
+    /// Turn the frames the streams wrote (`[len][dir][id][message]`) into notifications
+    /// (JSON text); a stream that ended (its handler returned) is no longer live.
+    pub(super) fn notifications(&mut self, frames: &[u8]) -> Vec<String> {
         let mut out = Vec::new();
         let mut json = Vec::new();
         for (dir, id, message) in crate::stream::outbox_frames(frames) {
@@ -295,7 +312,7 @@ impl<S> Live<S> {
                     let namespace = jsonrpc::namespace(entry.method);
                     jsonrpc::error_notification(namespace, u64::from(id), &error, &mut text);
                     if let Ok(text) = String::from_utf8(text) {
-                        out.push(Message::text(text));
+                        out.push(text);
                     }
                 }
                 continue;
@@ -317,7 +334,7 @@ impl<S> Live<S> {
             jsonrpc::notification(namespace, u64::from(id), &json, &mut text);
             // `notification` writes JSON of valid UTF-8 only.
             match String::from_utf8(text) {
-                Ok(text) => out.push(Message::text(text)),
+                Ok(text) => out.push(text),
                 Err(_) => tracing::error!("a notification is not UTF-8"),
             }
         }
@@ -340,14 +357,11 @@ async fn serve<S: Service, IO>(
     let (mut sink, mut incoming) = ws.split();
     let pool = BuilderPool::new();
     let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, settings.max_message));
-    let mut live = Live {
-        service: Arc::clone(&service),
-        outbox: Arc::clone(&outbox),
-        tasks: JoinSet::new(),
-        entries: HashMap::new(),
-        next_id: 0,
-        max: settings.max_subscriptions,
-    };
+    let mut live = Live::new(
+        Arc::clone(&service),
+        Arc::clone(&outbox),
+        settings.max_subscriptions,
+    );
     let caller = Caller {
         authorize: authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
@@ -399,7 +413,7 @@ async fn serve<S: Service, IO>(
                 }
                 let mut failed = false;
                 for message in live.notifications(&frames) {
-                    if sink.feed(message).await.is_err() {
+                    if sink.feed(Message::text(message)).await.is_err() {
                         failed = true;
                         break;
                     }
@@ -419,7 +433,7 @@ async fn serve<S: Service, IO>(
         }
     };
     outbox.close("the WebSocket session ended");
-    live.tasks.abort_all();
+    live.abort_all();
     if let Some((code, reason)) = close {
         let frame = CloseFrame {
             code,

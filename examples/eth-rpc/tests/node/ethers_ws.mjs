@@ -1,13 +1,15 @@
-// Watch blocks through ethers' WebSocketProvider (which subscribes to newHeads), then
-// read a balance over the same socket.
+// Watch blocks through ethers' WebSocketProvider (a ws:// URL) or IpcSocketProvider
+// (ipc:PATH), which subscribe to newHeads, then read a balance over the same socket.
 //
-// Usage: node ethers_ws.mjs WS_URL ADDRESS
+// Usage: node ethers_ws.mjs URL ADDRESS
 // Prints one JSON object: blocks (two block numbers), balance (a decimal string).
 
-import { WebSocketProvider } from "ethers";
+import { IpcSocketProvider, WebSocketProvider } from "ethers";
 
 const [url, address] = process.argv.slice(-2);
-const provider = new WebSocketProvider(url);
+const provider = url.startsWith("ipc:")
+  ? new IpcSocketProvider(url.slice("ipc:".length))
+  : new WebSocketProvider(url);
 try {
   const blocks = [];
   await new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 # Ask a JSON-RPC server what web3.py's users ask on connect, then balances, one by one
-# and in a batch.
+# and in a batch: over HTTP (an http:// URL) or IPC (ipc:PATH, web3.py's IPCProvider).
 #
 # Usage: python3 web3_client.py URL ADDRESS OTHER_ADDRESS
 # Prints one JSON object: balance, balance_at_block, chain_id, block_number,
@@ -11,7 +11,10 @@ import sys
 from web3 import Web3
 
 url, address, other = sys.argv[1], sys.argv[2], sys.argv[3]
-w3 = Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 10}))
+if url.startswith("ipc:"):
+    w3 = Web3(Web3.IPCProvider(url[len("ipc:"):], timeout=10))
+else:
+    w3 = Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 10}))
 first = Web3.to_checksum_address(address)
 second = Web3.to_checksum_address(other)
 

@@ -1,18 +1,23 @@
-# Subscribe to newHeads over WebSocket with web3.py's AsyncWeb3 and WebSocketProvider,
-# wait for two heads, read a balance over the same socket, then unsubscribe.
+# Subscribe to newHeads with web3.py's AsyncWeb3 over WebSocket (WebSocketProvider, a
+# ws:// URL) or IPC (AsyncIPCProvider, ipc:PATH), wait for two heads, read a balance
+# over the same connection, then unsubscribe.
 #
-# Usage: python3 web3_ws.py WS_URL ADDRESS
+# Usage: python3 web3_ws.py URL ADDRESS
 # Prints one JSON object: heads (two block numbers), balance, chain_id, unsubscribed.
 
 import asyncio
 import json
 import sys
 
-from web3 import AsyncWeb3, WebSocketProvider
+from web3 import AsyncIPCProvider, AsyncWeb3, WebSocketProvider
 
 
 async def main(url, address):
-    async with AsyncWeb3(WebSocketProvider(url)) as w3:
+    if url.startswith("ipc:"):
+        provider = AsyncIPCProvider(url[len("ipc:"):])
+    else:
+        provider = WebSocketProvider(url)
+    async with AsyncWeb3(provider) as w3:
         subscription = await w3.eth.subscribe("newHeads")
         heads = []
         async for payload in w3.socket.process_subscriptions():
