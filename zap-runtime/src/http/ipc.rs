@@ -33,11 +33,10 @@ use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::ws::{Live, Settings, OUTBOX_LIMIT};
+use super::ws::{Live, Settings};
 use super::HttpConfig;
 use crate::jsonrpc::{code, handle_jsonrpc_for, BodyLimits, Caller};
 use crate::service::Service;
-use crate::stream::Outbox;
 use crate::BuilderPool;
 
 /// How long a session closed for a bad value reads what the client still sends, so
@@ -288,12 +287,8 @@ async fn serve<S: Service>(
 ) {
     let (mut rd, mut wr) = stream.into_split();
     let pool = BuilderPool::new();
-    let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, settings.max_message));
-    let mut live = Live::new(
-        Arc::clone(&service),
-        Arc::clone(&outbox),
-        settings.max_subscriptions,
-    );
+    let mut live = Live::new(Arc::clone(&service), &settings);
+    let outbox = live.outbox();
     let caller = Caller {
         authorize: authorize.as_ref(),
         // No headers: no capability is presented.

@@ -52,7 +52,7 @@ use crate::BuilderPool;
 const READ_BUFFER: usize = 4 << 10;
 
 /// Bytes the subscriptions of one session may have waiting to be written.
-pub(super) const OUTBOX_LIMIT: usize = 256 << 10;
+const OUTBOX_LIMIT: usize = 256 << 10;
 
 /// A session to run once the connection has been handed over, after the 101.
 pub(super) type Session = Pin<Box<dyn Future<Output = ()> + Send>>;
@@ -278,16 +278,22 @@ impl<S: Service> Subscriptions for Live<S> {
 }
 
 impl<S> Live<S> {
-    /// No subscriptions yet; at most `max` at once, writing into `outbox`.
-    pub(super) fn new(service: Arc<S>, outbox: Arc<Outbox>, max: usize) -> Self {
+    /// No subscriptions yet; at most `settings.max_subscriptions` at once, writing
+    /// into an outbox of their own ([`Live::outbox`]).
+    pub(super) fn new(service: Arc<S>, settings: &Settings) -> Self {
         Live {
             service,
-            outbox,
+            outbox: Arc::new(Outbox::new(OUTBOX_LIMIT, settings.max_message)),
             tasks: JoinSet::new(),
             entries: HashMap::new(),
             next_id: 0,
-            max,
+            max: settings.max_subscriptions,
         }
+    }
+
+    /// Where the subscriptions' messages wait to be sent.
+    pub(super) fn outbox(&self) -> Arc<Outbox> {
+        Arc::clone(&self.outbox)
     }
 
     /// End every subscription.
@@ -356,12 +362,8 @@ async fn serve<S: Service, IO>(
 {
     let (mut sink, mut incoming) = ws.split();
     let pool = BuilderPool::new();
-    let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, settings.max_message));
-    let mut live = Live::new(
-        Arc::clone(&service),
-        Arc::clone(&outbox),
-        settings.max_subscriptions,
-    );
+    let mut live = Live::new(Arc::clone(&service), &settings);
+    let outbox = live.outbox();
     let caller = Caller {
         authorize: authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
