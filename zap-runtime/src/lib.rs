@@ -196,6 +196,8 @@ pub mod stream;
 #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;
 pub mod transport;
+#[cfg(all(unix, any(feature = "server", feature = "http")))]
+mod unix_socket;
 pub mod wire;
 mod zap_struct;
 

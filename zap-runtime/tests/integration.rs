@@ -47,6 +47,7 @@ mod server_pipeline;
 mod server_shutdown;
 mod server_vectored;
 mod tls_server;
+mod unix_server;
 mod vectors;
 mod ws_subscriptions;
 

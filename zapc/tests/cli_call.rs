@@ -405,3 +405,43 @@ async fn calls_and_streams_over_quic() {
     stop.cancel();
     task.await.unwrap().unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_and_streams_on_a_unix_socket() {
+    let dir = tempfile::Builder::new()
+        .prefix("zapc-unix")
+        .tempdir()
+        .unwrap();
+    let path = dir.path().join("notes.sock");
+    let server =
+        zap_runtime::server::UnixServer::bind(&path, Arc::new(Notes), ServerConfig::default())
+            .unwrap();
+    let stop = CancellationToken::new();
+    let task = tokio::spawn(server.run(stop.clone()));
+    let addr = format!("unix:{}", path.display());
+    let unary = {
+        let addr = addr.clone();
+        tokio::task::spawn_blocking(move || {
+            call(&addr, &["Notes.echo", r#"{"id":"7","text":"hello"}"#])
+        })
+    };
+    let (status, out, err) = unary.await.unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (0, "{\"id\":7,\"text\":\"hello\"}\n"),
+        "{err}"
+    );
+    let stream = tokio::task::spawn_blocking(move || call(&addr, &["Notes.list", r#"{"id":2}"#]));
+    let (status, out, err) = stream.await.unwrap();
+    assert_eq!(status, 0, "{err}");
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // Nobody there: the path is named.
+    let missing = format!("unix:{}", dir.path().join("nobody.sock").display());
+    let (status, _, err) = tokio::task::spawn_blocking(move || call(&missing, &["Notes.count"]))
+        .await
+        .unwrap();
+    assert_ne!(status, 0);
+    assert!(err.contains("nobody.sock"), "{err}");
+    stop.cancel();
+    task.await.unwrap().unwrap();
+}

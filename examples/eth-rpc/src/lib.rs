@@ -21,7 +21,7 @@ pub mod ledger;
 mod serve;
 
 pub use caps::load_policy;
-pub use serve::{Config, IpcListen, QuicListen, Servers};
+pub use serve::{Config, QuicListen, Servers, UnixSocket};
 
 use zap_runtime::CallError;
 

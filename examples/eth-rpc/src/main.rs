@@ -141,8 +141,12 @@ struct Args {
     /// a killed server is replaced, a live one refused; it is removed on shutdown.
     #[arg(long, value_name = "PATH")]
     ipc_path: Option<PathBuf>,
-    /// Permission bits of the IPC socket file, in octal (0600: its owner only; 0660:
-    /// the owner's group too).
+    /// Also serve ZAP (both framings, streams) on a unix socket at PATH: `zapc call
+    /// unix:PATH ...` and `Client::connect_unix` reach it. Same file rules as --ipc-path.
+    #[arg(long, value_name = "PATH")]
+    zap_unix: Option<PathBuf>,
+    /// Permission bits of the socket files (--ipc-path, --zap-unix), in octal (0600:
+    /// their owner only; 0660: the owner's group too).
     #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = octal_mode)]
     ipc_mode: u32,
     /// Serve GET /health, /health/live and /metrics on this address instead of the
@@ -249,7 +253,11 @@ async fn run(args: Args) -> std::io::Result<()> {
         zap_addr: args.zap_addr,
         http_addr: args.http_addr,
         metrics_addr: args.metrics_addr,
-        ipc: args.ipc_path.clone().map(|path| eth_rpc::IpcListen {
+        ipc: args.ipc_path.clone().map(|path| eth_rpc::UnixSocket {
+            path,
+            mode: args.ipc_mode,
+        }),
+        zap_unix: args.zap_unix.clone().map(|path| eth_rpc::UnixSocket {
             path,
             mode: args.ipc_mode,
         }),
@@ -352,6 +360,7 @@ async fn run(args: Args) -> std::io::Result<()> {
         %metrics,
         quic = %servers.quic_addr().map_or_else(|| "off".to_owned(), |a| a.to_string()),
         ipc = %servers.ipc_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
+        zap_unix = %servers.zap_unix_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
         "eth-rpc serving; SIGTERM or Ctrl-C stops"

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use zap_runtime::http::{HttpConfig, HttpServer, IpcServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::quic::{QuicConfig, QuicServer};
-use zap_runtime::server::{Server, ServerConfig, ServerStats};
+use zap_runtime::server::{Server, ServerConfig, ServerStats, UnixServer};
 
 use crate::eth::EthService;
 use crate::LedgerEth;
@@ -38,12 +38,15 @@ pub struct Config {
     pub quic: Option<QuicListen>,
     /// Also serve JSON-RPC on this unix socket, as Ethereum nodes do (`None`, the
     /// default: no IPC), with the HTTP server's limits.
-    pub ipc: Option<IpcListen>,
+    pub ipc: Option<UnixSocket>,
+    /// Also serve ZAP (both framings, streams) on this unix socket (`None`, the
+    /// default: not), with the ZAP/TCP server's limits.
+    pub zap_unix: Option<UnixSocket>,
 }
 
-/// Where and how to serve JSON-RPC over IPC.
+/// A unix socket to listen on.
 #[derive(Clone, Debug)]
-pub struct IpcListen {
+pub struct UnixSocket {
     /// The socket file's path.
     pub path: std::path::PathBuf,
     /// Its permission bits (`zap_runtime::http::ipc::DEFAULT_MODE`, 0600: the owner).
@@ -72,6 +75,7 @@ impl Default for Config {
             handler: LedgerEth::default(),
             quic: None,
             ipc: None,
+            zap_unix: None,
         }
     }
 }
@@ -85,6 +89,7 @@ pub struct Servers {
     admin: Option<HttpServer<EthService<LedgerEth>>>,
     quic: Option<QuicServer<Metered<EthService<LedgerEth>>>>,
     ipc: Option<IpcServer<Metered<EthService<LedgerEth>>>>,
+    zap_unix: Option<UnixServer<Metered<EthService<LedgerEth>>>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
@@ -147,12 +152,22 @@ impl Servers {
             )?),
             None => None,
         };
+        let zap_unix = match &config.zap_unix {
+            Some(unix) => Some(UnixServer::bind_with_mode(
+                &unix.path,
+                metered("zap"),
+                config.zap.clone(),
+                unix.mode,
+            )?),
+            None => None,
+        };
         let servers = Servers {
             zap: Server::new(zap, metered("zap"), config.zap),
             http: HttpServer::new(http, metered("http"), config.http),
             admin,
             quic,
             ipc,
+            zap_unix,
             config_addrs: (config.zap_addr, config.http_addr),
         };
         metrics.register_server("zap", servers.zap_stats());
@@ -188,6 +203,11 @@ impl Servers {
         self.ipc.as_ref().map(|ipc| ipc.path())
     }
 
+    /// The ZAP unix socket's path, if ZAP is served on one.
+    pub fn zap_unix_path(&self) -> Option<&std::path::Path> {
+        self.zap_unix.as_ref().map(|unix| unix.path())
+    }
+
     /// Live counters of the ZAP/TCP server (open, accepted, refused connections).
     pub fn zap_stats(&self) -> ServerStats {
         self.zap.stats()
@@ -208,6 +228,7 @@ impl Servers {
             admin,
             quic,
             ipc,
+            zap_unix,
             ..
         } = self;
         let stop = CancellationToken::new();
@@ -236,6 +257,12 @@ impl Servers {
                 None => Ok(()),
             }
         };
+        let zap_unix = async {
+            match zap_unix {
+                Some(unix) => stop_on_end(unix.run(stop.clone()).await),
+                None => Ok(()),
+            }
+        };
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
@@ -243,7 +270,8 @@ impl Servers {
             }
             stop.cancel();
         };
-        let (zap, http, admin, quic, ipc, ()) = tokio::join!(zap, http, admin, quic, ipc, trigger);
-        zap.and(http).and(admin).and(quic).and(ipc)
+        let (zap, http, admin, quic, ipc, zap_unix, ()) =
+            tokio::join!(zap, http, admin, quic, ipc, zap_unix, trigger);
+        zap.and(http).and(admin).and(quic).and(ipc).and(zap_unix)
     }
 }

@@ -205,6 +205,50 @@ impl Client {
         ))
     }
 
+    /// Connect to a server on the unix socket `path` (`server::UnixServer`), with
+    /// `config`: the same calls, pipelining and streams as over TCP. A unix socket has
+    /// no peer address: [`Client::peer_addr`] is the unspecified `0.0.0.0:0`. TLS does not
+    /// apply to it, so a `config` asking for TLS is refused rather than ignored.
+    #[cfg(unix)]
+    pub async fn connect_unix(
+        path: impl AsRef<std::path::Path>,
+        config: ClientConfig,
+    ) -> std::io::Result<Client> {
+        #[cfg(feature = "tls")]
+        if config.tls.is_some() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "TLS over a unix socket is not supported: the socket file's permissions \
+                 guard it; connect without ClientConfig::tls",
+            ));
+        }
+        let path = path.as_ref();
+        let mut stream = timeout_at(
+            Instant::now() + config.connect_timeout,
+            tokio::net::UnixStream::connect(path),
+        )
+        .await
+        .map_err(|_| {
+            std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                format!("connecting took longer than {:?}", config.connect_timeout),
+            )
+        })?
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
+        let node = Client::node_handshake(&mut stream, &config).await?;
+        let (rd, wr) = stream.into_split();
+        let peer = SocketAddr::from(([0, 0, 0, 0], 0));
+        Ok(Client::start(
+            rd,
+            wr,
+            peer,
+            config,
+            node,
+            #[cfg(feature = "tls")]
+            None,
+        ))
+    }
+
     /// On the node transport, the NodeID handshake (over TLS when configured): the
     /// frame reader it leaves and the server's NodeID. `None` on the RPC transport.
     async fn node_handshake<St: AsyncRead + AsyncWrite + Unpin>(

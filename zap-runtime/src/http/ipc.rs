@@ -22,7 +22,6 @@
 //! and access is the socket file's permissions.
 
 use std::io;
-use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -43,16 +42,14 @@ use crate::BuilderPool;
 /// that the close does not reset the connection under its answer.
 const LINGER: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The mode of the socket file unless [`IpcServer::bind_with_mode`] says otherwise:
-/// read and write for its owner only.
-pub const DEFAULT_MODE: u32 = 0o600;
+pub use crate::unix_socket::DEFAULT_MODE;
 
 /// A JSON-RPC server on a unix socket; see the [module documentation](self).
 pub struct IpcServer<S> {
     listener: UnixListener,
     path: PathBuf,
-    /// The device and inode of the socket file bound, to remove only that one.
-    identity: (u64, u64),
+    /// The socket file bound, to remove only that one.
+    identity: crate::unix_socket::Identity,
     service: Arc<S>,
     config: HttpConfig,
 }
@@ -81,26 +78,10 @@ impl<S: Service> IpcServer<S> {
         mode: u32,
     ) -> io::Result<Self> {
         let path = path.as_ref().to_path_buf();
-        let describe =
-            |e: io::Error| io::Error::new(e.kind(), format!("IPC socket {}: {e}", path.display()));
-        clear_stale(&path).map_err(describe)?;
-        // Bound under a temporary name, given its mode, then renamed: the path never
-        // names a socket anyone else may connect to.
-        let mut temporary = path.clone().into_os_string();
-        temporary.push(format!(".{}.tmp", std::process::id()));
-        let temporary = PathBuf::from(temporary);
-        let _ = std::fs::remove_file(&temporary);
-        let listener = UnixListener::bind(&temporary).map_err(describe)?;
-        let placed = std::fs::set_permissions(&temporary, std::fs::Permissions::from_mode(mode))
-            .and_then(|()| std::fs::rename(&temporary, &path));
-        if let Err(e) = placed {
-            let _ = std::fs::remove_file(&temporary);
-            return Err(describe(e));
-        }
-        let meta = std::fs::symlink_metadata(&path).map_err(describe)?;
+        let (listener, identity) = crate::unix_socket::bind(&path, mode)?;
         Ok(IpcServer {
             listener,
-            identity: (meta.dev(), meta.ino()),
+            identity,
             path,
             service,
             config,
@@ -159,7 +140,7 @@ impl<S: Service> IpcServer<S> {
             }
         };
         drop(listener);
-        remove_if_ours(&path, identity);
+        crate::unix_socket::remove_if_ours(&path, identity);
         let drained = async { while sessions.join_next().await.is_some() {} };
         if tokio::time::timeout(config.drain_timeout, drained)
             .await
@@ -168,43 +149,6 @@ impl<S: Service> IpcServer<S> {
             sessions.abort_all();
         }
         result
-    }
-}
-
-/// Make way for a socket at `path`: nothing there, or a socket nobody listens on
-/// (removed). A live socket, or a file of another kind, is refused.
-fn clear_stale(path: &Path) -> io::Result<()> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    if !meta.file_type().is_socket() {
-        return Err(io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "the path exists and is not a socket; not replacing it",
-        ));
-    }
-    match std::os::unix::net::UnixStream::connect(path) {
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AddrInUse,
-            "a server is listening on it already",
-        )),
-        // Nobody listens: a socket a killed server left behind.
-        Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-            tracing::info!(path = %path.display(), "IPC: replacing a stale socket file");
-            std::fs::remove_file(path)
-        }
-        Err(e) => Err(e),
-    }
-}
-
-fn remove_if_ours(path: &Path, identity: (u64, u64)) {
-    let ours = std::fs::symlink_metadata(path).is_ok_and(|m| (m.dev(), m.ino()) == identity);
-    if ours {
-        if let Err(e) = std::fs::remove_file(path) {
-            tracing::warn!(path = %path.display(), "IPC: cannot remove the socket file: {e}");
-        }
     }
 }
 

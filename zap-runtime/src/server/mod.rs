@@ -73,9 +73,13 @@ mod framing;
 mod respond;
 mod results;
 mod streams;
+#[cfg(unix)]
+mod unix;
 
 pub use self::context::CallContext;
 pub use self::faults::peer_faults;
+#[cfg(unix)]
+pub use self::unix::UnixServer;
 pub use crate::accept::{Bound, ServerStats};
 /// The shutdown signal of [`Server::run`] and [`serve`] (from `tokio-util`).
 pub use tokio_util::sync::CancellationToken;

@@ -39,7 +39,7 @@ pub struct Args {
     /// The .zap file that declares the interface.
     #[arg(long, value_name = "FILE")]
     schema: PathBuf,
-    /// The server, HOST:PORT.
+    /// The server: HOST:PORT, or unix:PATH for one on a unix socket.
     #[arg(value_name = "ADDR")]
     addr: String,
     /// The method, `Interface.method` as the schema names them (`Eth.getBalance`).
@@ -254,8 +254,11 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         .build()
         .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
     let body = runtime.block_on(async {
-        let client = Client::connect_with(args.addr.as_str(), config)
-            .await
+        let connected = match args.addr.strip_prefix("unix:") {
+            Some(path) => Client::connect_unix(path, config).await,
+            None => Client::connect_with(args.addr.as_str(), config).await,
+        };
+        let client = connected
             .map_err(|e| Failure::Call(format!("cannot connect to {}: {e}", args.addr)))?;
         options
             .scope(async {
