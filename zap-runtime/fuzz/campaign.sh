@@ -17,6 +17,9 @@ secs=${1:?usage: campaign.sh SECONDS [TARGET...]}
 shift
 targets=${*:-$(cargo +nightly fuzz list)}
 day=$(date -u +%Y-%m-%d)
+# The commit the targets are built from (a long campaign outlives later commits).
+built=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- .. || built="$built + local changes"
 mkdir -p campaigns corpora
 out="campaigns/$day.txt"
 ./seed.sh
@@ -33,7 +36,7 @@ for target in $targets; do
     cargo +nightly fuzz run -O "$target" "corpus/$target" -- \
         -max_total_time="$secs" -print_final_stats=1 $dict >"$log" 2>&1 || status=$?
     {
-        echo "== $target: ${secs}s from $started UTC at $(git rev-parse --short HEAD), exit $status"
+        echo "== $target: ${secs}s from $started UTC at $built, exit $status"
         grep -E '^#[0-9]+[[:space:]]+(pulse|DONE|REDUCE|NEW)' "$log" | tail -n 1
         grep -E '^stat::|ERROR|SUMMARY|panicked' "$log" || true
     } >>"$out"
