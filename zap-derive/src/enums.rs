@@ -129,6 +129,7 @@ pub fn lower(input: &DeriveInput, data: &DataEnum) -> syn::Result<LoweredEnum> {
         },
         opts: Options {
             runtime: attrs.runtime.unwrap_or_else(|| Options::default().runtime),
+            ..Options::default()
         },
     })
 }

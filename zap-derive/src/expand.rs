@@ -185,6 +185,7 @@ pub fn lower(input: &DeriveInput) -> syn::Result<Lowered> {
     let structure = structure.ok_or_else(|| syn::Error::new(input.span(), "no layout"))?;
     let opts = Options {
         runtime: attrs.runtime.unwrap_or_else(|| Options::default().runtime),
+        ..Options::default()
     };
     Ok(Lowered {
         ir: structure,

@@ -312,7 +312,8 @@ pub(crate) fn admit_stream<S: Service>(
     target: u32,
     cap: &[u8],
 ) -> Result<&'static crate::service::MethodInfo, StreamRefusal> {
-    let Some(method) = S::method(ordinal).filter(|m| m.streaming.is_stream()) else {
+    let found = S::method(ordinal).filter(|m| m.streaming.is_stream());
+    let Some(method) = found.or_else(|| crate::builtin::stream_method(ordinal)) else {
         return Err((
             Status::NOT_FOUND,
             format!("{} has no stream method with ordinal {ordinal}", S::NAME),

@@ -143,6 +143,7 @@ pub mod app_error;
 #[cfg(any(feature = "server", feature = "http"))]
 mod budget;
 mod builder;
+pub mod builtin;
 #[cfg(any(feature = "server", feature = "jsonrpc"))]
 mod call;
 #[cfg(feature = "cap")]
@@ -216,7 +217,9 @@ pub use read::{
     Fixed, Framed, List, Message, Messages, Object, Pointers, Scalars, StridedObjects, Texts,
 };
 pub use scalar::Scalar;
-pub use service::{Authorize, Authorizer, CallError, Local, MethodInfo, Reply, Service};
+pub use service::{
+    Authorize, Authorizer, CallError, EmbeddedSchema, Local, MethodInfo, Reply, Service,
+};
 pub use transport::{ClientError, Transport};
 pub use zap_struct::{DecodeBudget, Offset, PointerStructs, StructReader, Structs, ZapStruct};
 

@@ -620,6 +620,8 @@ impl<S: Service> Service for Metered<S> {
     const NAME: &'static str = S::NAME;
     const METHODS: &'static [MethodInfo] = S::METHODS;
     const OPENRPC: Option<&'static str> = S::OPENRPC;
+    const PACKAGE: &'static str = S::PACKAGE;
+    const SCHEMA: Option<crate::service::EmbeddedSchema> = S::SCHEMA;
 
     /// Counts the stream (opened, active) and its messages both ways.
     fn stream(

@@ -40,9 +40,16 @@ use tokio_util::sync::CancellationToken;
 
 /// Whether a server should still get new work: ready until draining starts. Shared by
 /// clones; two are equal when they are the same state. The HTTP server answers
-/// `GET /health` from it (`HttpConfig::readiness`).
+/// `GET /health` from it (`HttpConfig::readiness`), the ZAP/TCP and QUIC servers their
+/// health methods (`ServerConfig::readiness`, [`crate::builtin`]).
 #[derive(Clone, Debug, Default)]
-pub struct Readiness(Arc<AtomicBool>);
+pub struct Readiness(Arc<ReadinessState>);
+
+#[derive(Debug, Default)]
+struct ReadinessState {
+    draining: AtomicBool,
+    changed: Arc<tokio::sync::Notify>,
+}
 
 impl Readiness {
     /// A fresh state: ready.
@@ -52,12 +59,21 @@ impl Readiness {
 
     /// Whether draining has started (then `GET /health` answers 503).
     pub fn is_draining(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+        self.0.draining.load(Ordering::Relaxed)
     }
 
-    /// Start draining: from now on the server reports itself not ready.
+    /// Start draining: from now on the server reports itself not ready, and every
+    /// [`changed`](Self::changed) future resolves.
     pub fn set_draining(&self) {
-        self.0.store(true, Ordering::Relaxed);
+        if !self.0.draining.swap(true, Ordering::Relaxed) {
+            self.0.changed.notify_waiters();
+        }
+    }
+
+    /// Resolves at the next change of state after this call: a future made before the
+    /// state is read misses no change.
+    pub fn changed(&self) -> impl std::future::Future<Output = ()> + Send + 'static {
+        Arc::clone(&self.0.changed).notified_owned()
     }
 }
 

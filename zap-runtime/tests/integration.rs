@@ -24,6 +24,7 @@ mod python_crypto;
 mod server_support;
 
 mod build;
+mod builtin;
 mod call_context;
 mod cap_hostile;
 mod cap_interop_python;

@@ -171,7 +171,17 @@ impl Config {
                     b: path.to_path_buf(),
                 });
             }
-            let code = self.finish_code(codegen::render(&schema, &self.options));
+            // A schema with an interface embeds its files for its server's reflection.
+            let code = if schema.interfaces.is_empty() {
+                codegen::render(&schema, &self.options)
+            } else {
+                let options = Options {
+                    sources: crate::source_files(path)?,
+                    ..self.options.clone()
+                };
+                codegen::render(&schema, &options)
+            };
+            let code = self.finish_code(code);
             write_if_changed(&out_dir.join(format!("{module}.rs")), &code, &mut result)?;
             modules.push((module, path.to_path_buf()));
         }

@@ -88,6 +88,7 @@ mod config;
 pub mod fmt;
 pub mod ir;
 pub mod openrpc;
+mod sources;
 
 // Slot placement, for `#[derive(Zap)]` (which lays out a Rust struct by the schema's
 // rule). Not a stable API.
@@ -102,3 +103,4 @@ struct ReadmeDoctests;
 pub use config::{module_name, Config, GenerateError, Generated};
 pub use diag::{Diagnostic, Diagnostics, Label};
 pub use frontend::{load_file, load_str, load_str_in, LoadError};
+pub use sources::{schema_hash, source_files, SourceFile};

@@ -46,8 +46,21 @@ fn answer(out: &mut Builder, id: u64, text: &str) -> Result<Reply, CallError> {
     Ok(Reply::Message)
 }
 
+/// The schema as a generated service embeds it, for reflection (its hash is checked
+/// against `zapc::schema_hash` by `describes_itself_and_is_called_without_a_schema`).
+const NOTES_SCHEMA: zap_runtime::EmbeddedSchema = zap_runtime::EmbeddedSchema {
+    files: &[("notes.zap", include_str!("call/notes.zap"))],
+    sha256: [
+        0x67, 0x03, 0xc3, 0x52, 0x68, 0x22, 0x0a, 0x64, 0xbd, 0xc5, 0x3a, 0x71, 0x85, 0x88, 0x17,
+        0xb2, 0x6b, 0xec, 0x4c, 0x36, 0x30, 0xd1, 0xf8, 0x70, 0xa8, 0xb9, 0xc9, 0x6c, 0x90, 0xb1,
+        0x73, 0x25,
+    ],
+};
+
 impl Service for Notes {
     const NAME: &'static str = "Notes";
+    const PACKAGE: &'static str = "notes";
+    const SCHEMA: Option<zap_runtime::EmbeddedSchema> = Some(NOTES_SCHEMA);
     const METHODS: &'static [MethodInfo] = &[
         stream_method(4, "list", Streaming::Server),
         stream_method(5, "shout", Streaming::Bidi),
@@ -444,4 +457,165 @@ async fn calls_and_streams_on_a_unix_socket() {
     assert!(err.contains("nobody.sock"), "{err}");
     stop.cancel();
     task.await.unwrap().unwrap();
+}
+
+/// `zapc ARGS…`: (status, stdout, stderr).
+fn zapc(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_zapc"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Run `zapc ARGS…` off the runtime's threads.
+async fn zapc_async(args: &[&str]) -> (i32, String, String) {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    tokio::task::spawn_blocking(move || {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        zapc(&args)
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn describes_itself_and_is_called_without_a_schema() {
+    let files = [zapc::SourceFile {
+        path: NOTES_SCHEMA.files[0].0.into(),
+        text: NOTES_SCHEMA.files[0].1.into(),
+    }];
+    assert_eq!(
+        zapc::schema_hash(&files),
+        NOTES_SCHEMA.sha256,
+        "tests/call/notes.zap changed: put its new hash in NOTES_SCHEMA"
+    );
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let stop = CancellationToken::new();
+    tokio::spawn(Server::new(listener, Arc::new(Notes), ServerConfig::default()).run(stop.clone()));
+
+    let (status, out, err) = zapc_async(&["describe", &addr]).await;
+    assert_eq!(status, 0, "{err}");
+    assert!(out.contains("service Notes (package notes)"), "{out}");
+    assert!(out.contains("schema: notes.zap (sha256 6703c352"), "{out}");
+    assert!(out.contains("list   () -> ()  [server stream"), "{out}");
+    let (status, out, err) = zapc_async(&["describe", "--json", &addr]).await;
+    assert_eq!(status, 0, "{err}");
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["services"][0]["files"][0]["path"], "notes.zap");
+
+    // The same call, with the schema file and without it: the same answer.
+    let request = r#"{"id":"7","text":"hello"}"#;
+    let with = call(&addr, &["Notes.echo", request]);
+    let without = zapc_async(&["call", &addr, "Notes.echo", request]).await;
+    assert_eq!(with.0, 0, "{}", with.2);
+    assert_eq!((without.0, &without.1), (0, &with.1), "{}", without.2);
+    // Streams too.
+    let (status, out, err) = zapc_async(&["call", &addr, "Notes.list", r#"{"id":2}"#]).await;
+    assert_eq!((status, out.lines().count()), (0, 2), "{out}{err}");
+    // A method the described schema lacks is a usage error naming what there is.
+    let (status, _, err) = zapc_async(&["call", &addr, "Notes.nope"]).await;
+    assert_eq!(status, 2, "{err}");
+    assert!(err.contains("Notes.echo"), "{err}");
+
+    let (status, out, err) = zapc_async(&["health", &addr]).await;
+    assert_eq!((status, out.as_str()), (0, "SERVING\n"), "{err}");
+    let (status, out, _) = zapc_async(&["health", "--service", "Other", &addr]).await;
+    assert_eq!((status, out.as_str()), (1, "SERVICE_UNKNOWN\n"));
+
+    // Compared with itself, the live schema has no change.
+    let schema = schema();
+    let (status, out, err) = zapc_async(&["compat", &addr, schema.to_str().unwrap()]).await;
+    assert_eq!(status, 0, "{out}{err}");
+    assert!(
+        out.contains("0 wire-breaking, 0 JSON-breaking, 0 safe"),
+        "{out}"
+    );
+    stop.cancel();
+}
+
+/// `Notes` claiming a hash its files do not have.
+struct Tampered;
+
+impl Service for Tampered {
+    const NAME: &'static str = "Notes";
+    const METHODS: &'static [MethodInfo] = Notes::METHODS;
+    const SCHEMA: Option<zap_runtime::EmbeddedSchema> = Some(zap_runtime::EmbeddedSchema {
+        sha256: [0; 32],
+        ..NOTES_SCHEMA
+    });
+
+    async fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> Result<Reply, CallError> {
+        Notes.call(ordinal, payload, out).await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refuses_schema_files_that_do_not_match_their_hash() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        Server::new(listener, Arc::new(Tampered), ServerConfig::default()).run(stop.clone()),
+    );
+    let (status, out, err) = zapc_async(&["call", &addr, "Notes.count"]).await;
+    assert_eq!((status, out.as_str()), (1, ""), "{err}");
+    assert!(err.contains("do not match the hash"), "{err}");
+    let (status, _, err) = zapc_async(&["describe", "--out", "unused-dir", &addr]).await;
+    assert_eq!(status, 1, "{err}");
+    assert!(!Path::new("unused-dir").exists());
+    stop.cancel();
+}
+
+/// Against the Go runtime's server, which has no reflection: `zapc call` without a
+/// schema says so, names reflection and `--schema`, and exits 1; `zapc health` says the
+/// server has no health methods.
+#[test]
+#[ignore = "needs the Go peer: ../shared/peers/zap-go/build.sh target/zapgo, then cargo test -p zapc --test cli_call go_ -- --ignored"]
+fn go_runtime_without_reflection_is_named_as_such() {
+    use std::io::BufRead as _;
+    let peer = std::env::var_os("ZAPGO_PEER").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/zapgo/zapgo-peer"),
+        PathBuf::from,
+    );
+    assert!(
+        peer.exists(),
+        "{} not found: build it with ../shared/peers/zap-go/build.sh target/zapgo",
+        peer.display()
+    );
+    let mut child = Command::new(peer)
+        .args(["serve", "--tcp", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("ready tcp=")
+        .expect("ready line")
+        .to_owned();
+    let (status, out, err) = zapc(&["call", &addr, "Eth.getBalance", "{}"]);
+    let (health, _, health_err) = zapc(&["health", &addr]);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!((status, out.as_str()), (1, ""), "{err}");
+    assert!(
+        err.contains("does not answer reflection") && err.contains("--schema"),
+        "{err}"
+    );
+    assert_eq!(health, 1, "{health_err}");
 }

@@ -50,6 +50,7 @@ fn a_renamed_runtime_is_used_everywhere() {
     .unwrap();
     let opts = Options {
         runtime: syn::parse_quote!(::my_zap),
+        ..Options::default()
     };
     let code = render(&schema, &opts);
     assert!(code.contains("::my_zap::Object"));
@@ -152,4 +153,30 @@ fn config_error_debug_is_the_rendered_diagnostic() {
     assert!(debug.contains("^^^"), "{debug}");
     assert!(debug.contains("= hint: did you mean `u64`?"), "{debug}");
     assert!(!debug.contains("\\n"), "{debug}");
+}
+
+/// zap-runtime's built-in messages (`zap_runtime::builtin`) are this generator's output
+/// for `zap-runtime/schema/builtin.zap`, with the runtime named `crate`. Regenerate them
+/// with `ZAPC_WRITE_BUILTIN=1 cargo test -p zapc --test codegen builtin`.
+#[test]
+fn builtin_messages_are_generated_from_their_schema() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let name = "zap-runtime/schema/builtin.zap";
+    let schema = load_str(name, &std::fs::read_to_string(root.join(name)).unwrap())
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+    let opts = Options {
+        runtime: syn::parse_quote!(crate),
+        ..Options::default()
+    };
+    let code = render(&schema, &opts);
+    let committed = root.join("zap-runtime/src/builtin/messages.rs");
+    if std::env::var_os("ZAPC_WRITE_BUILTIN").is_some() {
+        std::fs::write(&committed, &code).unwrap();
+    }
+    assert!(
+        std::fs::read_to_string(&committed).unwrap() == code,
+        "{} is not what zapc generates from {name}: regenerate it with \
+         ZAPC_WRITE_BUILTIN=1 cargo test -p zapc --test codegen builtin",
+        committed.display()
+    );
 }

@@ -427,3 +427,17 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_ordinals_every_server_answers_are_refused() {
+    for ordinal in ["4294967040", "4294967041", "4294967295"] {
+        let text = format!("interface I {{\n    a @{ordinal} ()\n}}\n");
+        let errors = load_str("test.zap", &text).expect_err(ordinal).render();
+        assert!(
+            errors.contains("is reserved for the methods every server answers"),
+            "{ordinal}: {errors}"
+        );
+    }
+    let below = load("interface I {\n    a @4294967039 ()\n}\n");
+    assert_eq!(below.interfaces[0].methods[0].ordinal, 0xFFFF_FEFF);
+}

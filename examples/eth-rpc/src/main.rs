@@ -344,7 +344,13 @@ async fn run(args: Args) -> std::io::Result<()> {
     }
     let grace = seconds(args.readiness_grace)?;
     let shutdown = Shutdown::on_signals(grace)?;
+    // One state behind GET /health and the health methods of the ZAP/TCP, QUIC and unix
+    // socket servers: not serving from the first SIGTERM, before the listeners close.
     config.http.readiness = shutdown.readiness();
+    config.zap.readiness = shutdown.readiness();
+    if let Some(quic) = &mut config.quic {
+        quic.config.readiness = shutdown.readiness();
+    }
     let servers = Servers::bind(config).await?;
     let http = servers.http_addr();
     let (scheme, curl_tls) = match &tls {

@@ -71,6 +71,27 @@ async fn more_calls(load: &Load, calls: u64) {
     until(|| load.answered.load(Ordering::Relaxed) >= target).await;
 }
 
+/// Stop the callers (each must have seen only right answers); the calls that failed.
+async fn stop_load(
+    load: &Load,
+    callers: Vec<tokio::task::JoinHandle<()>>,
+    balanced: &Balanced,
+) -> u64 {
+    load.stop.store(true, Ordering::Relaxed);
+    for caller in callers {
+        caller.await.expect("no wrong answer");
+    }
+    let (answered, failed) = (
+        load.answered.load(Ordering::Relaxed),
+        load.failed.load(Ordering::Relaxed),
+    );
+    eprintln!(
+        "{answered} answered, {failed} failed; {:?}",
+        balanced.health()
+    );
+    failed
+}
+
 fn config(call_timeout: Duration) -> BalanceConfig {
     BalanceConfig {
         endpoint: ReconnectConfig {
@@ -131,18 +152,7 @@ async fn fails_over_on_sigkill_and_readmits_the_restarted_server() {
     }
     more_calls(&load, 1000).await;
 
-    load.stop.store(true, Ordering::Relaxed);
-    for caller in callers {
-        caller.await.expect("no wrong answer");
-    }
-    let (answered, failed) = (
-        load.answered.load(Ordering::Relaxed),
-        load.failed.load(Ordering::Relaxed),
-    );
-    eprintln!(
-        "{answered} answered, {failed} failed; {:?}",
-        balanced.health()
-    );
+    let failed = stop_load(&load, callers, &balanced).await;
     assert_eq!(
         failed, 0,
         "getBalance is idempotent: lost calls were retried elsewhere"
@@ -221,4 +231,57 @@ async fn reconnecting_client_fails_fast_while_down_and_comes_back() {
     checked_call(&client, &ledger, 0, 100)
         .await
         .expect("an answer after reconnecting");
+}
+
+/// SIGTERM one of three servers under load, with no retry configured: its health watch
+/// says "not serving" while its listener still accepts (the readiness grace), the
+/// balancer sends it nothing new from then on, and it drains and exits 0; no call
+/// fails, because none was sent to a server that was about to close.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_load_off_a_draining_server_before_it_closes() {
+    let grace = ["--readiness-grace", "3"];
+    let mut servers = [
+        EthRpc::start(&grace).await,
+        EthRpc::start(&grace).await,
+        EthRpc::start(&grace).await,
+    ];
+    let addrs: Vec<String> = servers.iter().map(|s| s.zap.to_string()).collect();
+    let mut settings = config(Duration::from_secs(10));
+    settings.retry = Retry::default();
+    let balanced = Balanced::new(addrs, settings);
+    assert!(
+        balanced.ready(3, Duration::from_secs(30)).await,
+        "all three connect"
+    );
+    let client = Arc::new(EthClient::new(balanced.clone()));
+    let load = Arc::new(Load::default());
+    let callers = run_load(&client, 24, &load);
+    more_calls(&load, 2000).await;
+    assert!(zap_calls(servers[1].http).await > 0, "server 1 took calls");
+
+    servers[1].kill("TERM");
+    until(|| balanced.health()[1].draining).await;
+    // Told while the server still accepts: its readiness grace has not run out.
+    let (zap, http) = (servers[1].zap, servers[1].http);
+    tokio::net::TcpStream::connect(zap)
+        .await
+        .expect("the draining server still accepts when its health says so");
+    assert_eq!(servers[1].get("/health").await, Some(503), "HTTP agrees");
+    let before = zap_calls(http).await;
+    more_calls(&load, 3000).await;
+    // At most the calls that were in flight when it said so reach it after.
+    let after = zap_calls(http).await;
+    assert!(
+        after <= before + 24,
+        "a draining server gets no new calls: {before} then {after}"
+    );
+    let status = servers[1].wait().await;
+    assert!(status.success(), "drained and exited 0: {status}");
+    more_calls(&load, 1000).await;
+
+    let failed = stop_load(&load, callers, &balanced).await;
+    assert_eq!(
+        failed, 0,
+        "no call was lost to the drain, without any retry"
+    );
 }

@@ -149,6 +149,7 @@ fn zap_load(
         backoff_min: Duration::from_millis(10),
         backoff_max: Duration::from_millis(200),
         retry: Retry::idempotent(&[EthService::<LedgerEth>::GET_BALANCE], 5),
+        ..ReconnectConfig::default()
     };
     let mut tasks = Vec::new();
     for c in 0..connections {

@@ -8,6 +8,11 @@
 //! * **Not ready while disconnected.** An endpoint whose connection is lost (its server
 //!   was killed, restarted, or drained) is skipped by the balancer until it reconnects
 //!   (jittered, bounded exponential backoff); calls go to the others at once.
+//! * **Not ready while draining.** Each connection watches its server's health
+//!   (`crate::builtin::watch`, [`ReconnectConfig::watch_health`]): a server that starts
+//!   draining (SIGTERM) reports "not serving" during its readiness grace, before it stops
+//!   accepting, and the balancer sends it no new call from then on; the calls in flight
+//!   there finish.
 //! * **Ejected after consecutive failures.** [`BalanceConfig::eject_after`] calls in a
 //!   row that fail on the connection (closed, i/o error, timeout) eject the endpoint
 //!   even if it stays connected; a probe (a call to an ordinal no service has, which a
@@ -92,6 +97,9 @@ pub struct EndpointHealth {
     pub connected: bool,
     /// Whether it is ejected (failing calls) and waiting for a probe to readmit it.
     pub ejected: bool,
+    /// Whether its server said it is draining (its health watch): no new call goes
+    /// there, while the calls in flight finish.
+    pub draining: bool,
 }
 
 /// The health of one endpoint, shared by its balancer service and its probe.
@@ -115,7 +123,7 @@ impl Health {
     }
 
     fn is_up(&self) -> bool {
-        !self.ejected.load(Ordering::Relaxed) && self.conn.is_connected()
+        !self.ejected.load(Ordering::Relaxed) && self.conn.is_serving()
     }
 
     /// Count a call's outcome; eject on the `eject_after`-th connection failure in a
@@ -276,6 +284,7 @@ impl Balanced {
                 addr: h.conn.addr().to_string(),
                 connected: h.conn.is_connected(),
                 ejected: h.ejected.load(Ordering::Relaxed),
+                draining: h.conn.is_connected() && !h.conn.is_serving(),
             })
             .collect()
     }

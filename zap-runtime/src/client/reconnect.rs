@@ -3,6 +3,7 @@
 //! backoff when it is lost, fails calls at once with [`ClientError::Closed`] while there
 //! is none, and retries the calls of the methods the caller declares idempotent.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::task::Waker;
 use std::time::Duration;
@@ -65,6 +66,12 @@ pub struct ReconnectConfig {
     /// Which calls are sent again after a connection failure (default: none). A retry
     /// waits for the next connection at most [`ReconnectConfig::backoff_max`].
     pub retry: Retry,
+    /// Watch each connection's server health (`crate::builtin::watch`, default on):
+    /// a server that starts draining (SIGTERM) says "not serving" before it closes,
+    /// [`Reconnecting::is_serving`] turns false, and a [`Balanced`](super::Balanced)
+    /// client stops sending to it. A server without the health methods (another
+    /// runtime's) ends the watch at once and counts as serving while connected.
+    pub watch_health: bool,
 }
 
 impl Default for ReconnectConfig {
@@ -74,6 +81,7 @@ impl Default for ReconnectConfig {
             backoff_min: Duration::from_millis(50),
             backoff_max: Duration::from_secs(2),
             retry: Retry::default(),
+            watch_health: true,
         }
     }
 }
@@ -106,8 +114,10 @@ pub(crate) struct State {
     current: RwLock<Option<Client>>,
     /// Why the last connect failed (for the error of calls made while disconnected).
     last_error: Mutex<String>,
-    /// Told on every connect and disconnect.
+    /// Told on every connect and disconnect, and when the server starts draining.
     changed: Notify,
+    /// The connected server said it is draining (its health watch: not serving).
+    draining: AtomicBool,
     /// The task to wake when the connection comes back (the balancer's).
     waker: Mutex<Option<Waker>>,
 }
@@ -138,6 +148,7 @@ impl Reconnecting {
             current: RwLock::new(None),
             last_error: Mutex::new("not connected yet".into()),
             changed: Notify::new(),
+            draining: AtomicBool::new(false),
             waker: Mutex::new(None),
         });
         let stop = CancellationToken::new();
@@ -162,6 +173,12 @@ impl Reconnecting {
     /// Whether a connection is up now.
     pub fn is_connected(&self) -> bool {
         self.client().is_some()
+    }
+
+    /// Whether a connection is up and its server has not said it is draining (see
+    /// [`ReconnectConfig::watch_health`]).
+    pub fn is_serving(&self) -> bool {
+        self.is_connected() && !self.state.draining.load(Ordering::Relaxed)
     }
 
     /// Wait until a connection is up, at most `limit`; whether one is.
@@ -246,6 +263,35 @@ impl Transport for Reconnecting {
     }
 }
 
+/// Follow the health of `client`'s server while it is connected, in `state.draining`.
+/// A watch that ends after a status (the server's stream idle timeout) is opened again;
+/// one that ends without any (a server without the health methods) is not.
+async fn watch_health(state: &State, client: &Client) {
+    if !state.config.watch_health {
+        return;
+    }
+    loop {
+        let Ok(mut watch) = crate::builtin::watch(client, "").await else {
+            return;
+        };
+        let mut received = false;
+        while let Ok(Some(status)) = watch.next().await {
+            received = true;
+            let draining = status == crate::builtin::HealthStatus::NotServing;
+            if state.draining.swap(draining, Ordering::Relaxed) != draining {
+                if draining {
+                    tracing::info!(addr = %state.addr, "the server is draining: not serving");
+                }
+                state.changed.notify_waiters();
+                state.wake();
+            }
+        }
+        if !received || client.is_closed() {
+            return;
+        }
+    }
+}
+
 /// Keep a connection up until `stop`: connect, wait for it to close, back off after
 /// failed connects, connect again.
 async fn supervise(state: Arc<State>, stop: CancellationToken) {
@@ -263,10 +309,14 @@ async fn supervise(state: Arc<State>, stop: CancellationToken) {
                     tracing::info!(addr = %state.addr, "reconnected after {failures} failed attempts");
                 }
                 failures = 0;
+                state.draining.store(false, Ordering::Relaxed);
                 state.set(Some(client.clone()));
+                let watched = async {
+                    tokio::join!(client.closed(), watch_health(&state, &client));
+                };
                 tokio::select! {
                     () = stop.cancelled() => return,
-                    () = client.closed() => {}
+                    () = watched => {}
                 }
                 tracing::info!(addr = %state.addr, "connection lost; reconnecting");
                 *state.last_error.lock().unwrap_or_else(|e| e.into_inner()) =

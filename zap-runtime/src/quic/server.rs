@@ -62,6 +62,9 @@ pub struct QuicConfig {
     pub authorize: Option<Authorizer>,
     /// Calls in flight past which a call is answered "overloaded", as on ZAP/TCP.
     pub load_limit: Option<crate::shed::LoadLimit>,
+    /// What the health methods answer, as on ZAP/TCP (`ServerConfig::readiness`):
+    /// marked draining when the server's shutdown token is cancelled.
+    pub readiness: crate::shutdown::Readiness,
 }
 
 /// Each stream's own receive window, or the connection's if smaller.
@@ -82,6 +85,7 @@ impl Default for QuicConfig {
             buffer_budget: BufferBudget::process(),
             authorize: None,
             load_limit: None,
+            readiness: crate::shutdown::Readiness::new(),
         }
     }
 }
@@ -174,7 +178,10 @@ impl<S: Service> QuicServer<S> {
         loop {
             let incoming = tokio::select! {
                 incoming = self.endpoint.accept() => incoming,
-                () = shutdown.cancelled() => break,
+                () = shutdown.cancelled() => {
+                    self.config.readiness.set_draining();
+                    break;
+                }
             };
             let Some(incoming) = incoming else { break };
             if live.load(Ordering::Relaxed) >= self.config.max_connections {
@@ -332,6 +339,24 @@ async fn answer<S: Service>(
     // caller that gives up resets its stream (STOP_SENDING reaches this side): the
     // handler is dropped then.
     let mut admit = config.authorize.as_ref();
+    if crate::builtin::is_builtin(req.method) {
+        let outcome = crate::builtin::serve::admitted_call::<S>(
+            &mut admit,
+            req.cap,
+            req.method,
+            req.payload,
+            &config.readiness,
+            &mut out,
+            &mut text,
+        );
+        let (status, body) = outcome.answer(&out, &mut text);
+        let frame = response_frame(status, req.promise_id, body, &[]);
+        if send.write_all(&frame).await.is_ok() {
+            config.side.wrote(frame.len());
+            let _ = send.finish();
+        }
+        return;
+    }
     let mut no_pipeline = NoPipeline;
     let run = call::run(
         service,
@@ -440,7 +465,9 @@ async fn open_stream<S: Service>(
         send,
         config.side.clone(),
     ));
-    if let Err(e) = call::run_stream(service, req.method, open, io, context).await {
+    let run =
+        crate::builtin::serve::stream(service, req.method, open, io, context, &config.readiness);
+    if let Err(e) = run.await {
         tracing::debug!(
             method = name,
             "quic: stream handler ended with an error: {}",

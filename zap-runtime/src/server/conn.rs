@@ -382,6 +382,14 @@ impl Conn<'_> {
                     }
                 }
             }
+            // The methods every server answers (reflection, health) at reserved ordinals.
+            if crate::builtin::is_builtin(job.call.method) {
+                let outcome = builtin_job::<S>(&mut job, &self.config.readiness);
+                let job = self.write_done(Done { job, outcome });
+                self.jobs.push(job);
+                answered += 1;
+                continue;
+            }
             // Run the call at once; one that does not answer at its first poll runs on
             // beside the calls after it (answered in any order, as the spec allows).
             let mut slot = calls.slots.pop().unwrap_or_else(|| Box::pin(None));
@@ -812,6 +820,19 @@ async fn run_job<S: Service>(service: &S, limit: Option<&LoadLimit>, mut job: Bo
         .await
     };
     Done { job, outcome }
+}
+
+/// Answer a call of a reserved ordinal ([`crate::builtin`]): at once, in the loop.
+#[cold]
+fn builtin_job<S: Service>(job: &mut Job, readiness: &crate::shutdown::Readiness) -> call::Outcome {
+    let payload = job.call.payload.take();
+    let body: &[u8] = payload.as_deref().unwrap_or(&job.target_body);
+    call::Outcome::Ran(crate::builtin::serve::call::<S>(
+        job.call.method,
+        body,
+        readiness,
+        &mut job.out,
+    ))
 }
 
 impl Conn<'_> {

@@ -194,6 +194,13 @@ pub struct ServerConfig {
     /// [`ServerStats::tls`].
     #[cfg(feature = "tls")]
     pub tls: Option<crate::tls::ServerTls>,
+    /// What the health methods ([`crate::builtin`]) answer: serving until draining
+    /// starts. Share [`Shutdown::readiness`](crate::shutdown::Shutdown::readiness) (and
+    /// the HTTP server's `HttpConfig::readiness`) so that health turns "not serving"
+    /// when SIGTERM starts the drain, before the listener closes. The server marks it
+    /// draining itself when its `shutdown` token is cancelled. Default: a state of its
+    /// own, serving.
+    pub readiness: crate::shutdown::Readiness,
 }
 
 impl Default for ServerConfig {
@@ -222,6 +229,7 @@ impl Default for ServerConfig {
             stream_idle_timeout: Duration::from_secs(600),
             #[cfg(feature = "tls")]
             tls: None,
+            readiness: crate::shutdown::Readiness::new(),
         }
     }
 }
@@ -243,7 +251,9 @@ impl<S: Service> Bound<S, ServerConfig> {
             drain_timeout: self.config.drain_timeout,
         };
         let stats = self.stats();
-        self.accept_and_drain(limits, shutdown, |service, mut config, shutdown| {
+        let draining =
+            crate::builtin::serve::mark_draining(self.config.readiness.clone(), shutdown.clone());
+        let serving = self.accept_and_drain(limits, shutdown, |service, mut config, shutdown| {
             config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
             let config = Arc::new(config);
             move |stream: TcpStream, peer| {
@@ -268,8 +278,11 @@ impl<S: Service> Bound<S, ServerConfig> {
                     conn::run(stream, peer, &service, &config, &shutdown).await
                 }
             }
-        })
-        .await;
+        });
+        tokio::select! {
+            () = serving => {}
+            never = draining => match never {},
+        }
         Ok(())
     }
 }

@@ -155,7 +155,12 @@ impl Streams {
             },
         );
         let end = io.end_handle();
-        let handler = crate::call::run_stream(Arc::clone(service), req.method, open, io, context);
+        let readiness = config.readiness.clone();
+        let service = Arc::clone(service);
+        let ordinal = req.method;
+        let handler = async move {
+            crate::builtin::serve::stream(service, ordinal, open, io, context, &readiness).await
+        };
         let cancel = self.cancel.clone();
         let idle = config.stream_idle_timeout;
         let name = method.name;

@@ -111,7 +111,10 @@ impl<S: Service> UnixServer<S> {
         let mut connections = JoinSet::new();
         loop {
             tokio::select! {
-                () = shutdown.cancelled() => break,
+                () = shutdown.cancelled() => {
+                    config.readiness.set_draining();
+                    break;
+                }
                 Some(_) = connections.join_next(), if !connections.is_empty() => {}
                 accepted = listener.accept() => {
                     let stream = match accepted {

@@ -9,11 +9,19 @@ use crate::ast::{FieldDecl, Ident, InterfaceDecl, MethodDecl, Number, Span, Stru
 use crate::diag::Diagnostic;
 use crate::layout::Slot;
 
-/// An explicit ordinal (`@N`) or a `reserved @N` that is 0 or does not fit 32 bits.
+/// The first ordinal of the methods every zap-runtime server answers beside its
+/// interface's own (reflection, health: `zap_runtime::builtin::RESERVED_FROM`).
+const RESERVED_ORDINALS: u32 = 0xFFFF_FF00;
+
+/// An explicit ordinal (`@N`) or a `reserved @N` that is 0, does not fit 32 bits, or is
+/// one of the ordinals every server reserves.
 pub(super) fn ordinals_out_of_range(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
     for interface in cx.file.interfaces() {
         let explicit = interface.methods.iter().filter_map(|m| m.ordinal.as_ref());
-        for number in explicit.chain(&interface.reserved) {
+        let methods = explicit.clone().count();
+        for (index, number) in explicit.chain(&interface.reserved).enumerate() {
+            // A `reserved @N` line may restate what every server reserves; a method may not take it.
+            let a_method = index < methods;
             match number.as_u32() {
                 Some(0) => errors.push(
                     Diagnostic::error(
@@ -23,6 +31,19 @@ pub(super) fn ordinals_out_of_range(cx: &Context<'_>, errors: &mut Vec<Diagnosti
                     )
                     .with_hint(
                         "a call names its method by a 1-based ordinal: number methods from `@1`",
+                    ),
+                ),
+                Some(ordinal) if a_method && ordinal >= RESERVED_ORDINALS => errors.push(
+                    Diagnostic::error(
+                        format!(
+                            "ordinal {ordinal:#X} is reserved for the methods every server answers"
+                        ),
+                        at_sign(number),
+                        "reserved: 0xFFFFFF00 and above",
+                    )
+                    .with_hint(
+                        "reflection and health sit at 0xFFFFFF01..0xFFFFFF03 in every interface: \
+                         number methods below 0xFFFFFF00 (4294967040)",
                     ),
                 ),
                 Some(_) => {}

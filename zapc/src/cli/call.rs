@@ -8,14 +8,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use serde_json::Value;
-use zap_runtime::client::{Client, ClientConfig};
-use zap_runtime::frame::Framing;
-use zap_runtime::tls::ClientTls;
-use zap_runtime::{ClientError, Transport};
+use zap_runtime::Transport;
 use zapc::ir::{Interface, Method, Schema, Streaming};
 
 use super::dynamic;
 use super::inputs::one_schema;
+use super::remote::{self, describe_error as describe, ConnectArgs, Failure};
 
 /// Call a method of a ZAP/TCP server: the JSON request is encoded with the schema, the
 /// answer decoded and printed as JSON on one line. A stream method prints each message
@@ -28,6 +26,7 @@ use super::inputs::one_schema;
 /// error (an unknown method, JSON that does not fit the request type).
 #[derive(Debug, clap::Args)]
 #[command(after_help = "Examples (against `cargo run -p eth-rpc`):\n  \
+    zapc call 127.0.0.1:9999 Eth.chainId                  # the schema by reflection\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.getBalance \\\n    \
     '{\"id\":1,\"block\":\"latest\",\"account\":\"0x4725818c202ef848d7d3cce765e30646e63cdca1\"}'\n  \
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.chainId\n  \
@@ -36,9 +35,10 @@ use super::inputs::one_schema;
     127.0.0.1:9999 Eth.newHeads '{\"count\":0}'\n  \
     zapc call --schema schemas/eth.zap --ca ca.pem localhost:9999 Eth.chainId")]
 pub struct Args {
-    /// The .zap file that declares the interface.
+    /// The .zap file that declares the interface. Without it, the server is asked for
+    /// its schema (reflection), which every zapc server answers.
     #[arg(long, value_name = "FILE")]
-    schema: PathBuf,
+    schema: Option<PathBuf>,
     /// The server: HOST:PORT, or unix:PATH for one on a unix socket.
     #[arg(value_name = "ADDR")]
     addr: String,
@@ -50,39 +50,8 @@ pub struct Args {
     /// a method without a request; absent fields are zero.
     #[arg(value_name = "JSON")]
     json: Option<String>,
-    /// A capability to send in the call's Cap field: a file holding the capability (or
-    /// chain) message, as `zap_runtime::cap::issue` writes it.
-    #[arg(long, value_name = "FILE")]
-    cap_file: Option<PathBuf>,
-    /// Speak the node framing (luxfi/zap nodes, TypeScript servers) instead of the RPC
-    /// framing.
-    #[arg(long, conflicts_with = "quic")]
-    node: bool,
-    /// Call over QUIC (ADDR is then a UDP address; always TLS, ALPN zap/1): the Go
-    /// runtime's QUIC transport and `eth-rpc --quic-addr`.
-    #[arg(long)]
-    quic: bool,
-    /// Connect over TLS 1.3 (X25519MLKEM768 preferred), trusting the platform's roots
-    /// unless --ca names a CA.
-    #[arg(long)]
-    tls: bool,
-    /// Connect over TLS trusting the CA (or self-signed certificate) in this PEM file.
-    #[arg(long, value_name = "PEM")]
-    ca: Option<PathBuf>,
-    /// The name the server's certificate must carry (default: the host of ADDR).
-    #[arg(long, value_name = "NAME")]
-    server_name: Option<String>,
-    /// A client certificate for servers that require one (mutual TLS), with --key.
-    #[arg(long, value_name = "PEM", requires = "key")]
-    cert: Option<PathBuf>,
-    /// The client certificate's private key.
-    #[arg(long, value_name = "PEM", requires = "cert")]
-    key: Option<PathBuf>,
-    /// Seconds to wait for the connection and for the answer (not for a stream's
-    /// messages: a stream lasts until the server ends it). Local only: the server is
-    /// not told.
-    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
-    timeout: f64,
+    #[command(flatten)]
+    connect: ConnectArgs,
     /// The call's deadline in seconds, sent to the server with the call: the server
     /// stops the handler when it passes and answers "deadline exceeded" (exit 1). It
     /// bounds a stream too: the stream ends on both sides when it passes.
@@ -99,12 +68,6 @@ pub struct Args {
     send: bool,
 }
 
-/// A usage error (exit 2) or a failed call (exit 1), with its message.
-enum Failure {
-    Usage(String),
-    Call(String),
-}
-
 /// Run `zapc call`.
 pub fn run(args: &Args) -> ExitCode {
     match try_run(args) {
@@ -113,14 +76,7 @@ pub fn run(args: &Args) -> ExitCode {
             ExitCode::SUCCESS
         }
         Ok(None) => ExitCode::SUCCESS,
-        Err(Failure::Usage(message)) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
-        }
-        Err(Failure::Call(message)) => {
-            eprintln!("error: {message}");
-            ExitCode::FAILURE
-        }
+        Err(failure) => failure.report(),
     }
 }
 
@@ -160,26 +116,17 @@ fn find<'s>(schema: &'s Schema, name: &str) -> Result<(&'s Interface, &'s Method
 
 /// The answer to print, or `None` when a stream printed its messages itself.
 fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
-    let path = one_schema(&args.schema, "--schema").map_err(Failure::Usage)?;
-    let schema = zapc::load_file(path).map_err(|e| Failure::Usage(e.to_string()))?;
-    let (_, method) = find(&schema, &args.method).map_err(Failure::Usage)?;
-    let payload = request(&schema, method, args.json.as_deref()).map_err(Failure::Usage)?;
-    if args.send && method.stream_param.is_none() {
-        return Err(Failure::Usage(format!(
-            "--send: {} takes no stream of messages",
-            args.method
-        )));
-    }
-    let timeout = Duration::try_from_secs_f64(args.timeout)
-        .map_err(|e| Failure::Usage(format!("--timeout {}: {e}", args.timeout)))?;
-    let cap = match &args.cap_file {
-        Some(file) => std::fs::read(file).map_err(|e| {
-            Failure::Usage(format!("cannot read --cap-file {}: {e}", file.display()))
-        })?,
-        None => Vec::new(),
+    // A schema file is read (and the request checked against it) before connecting.
+    let given = match &args.schema {
+        Some(path) => {
+            let path = one_schema(path, "--schema").map_err(Failure::Usage)?;
+            let schema = zapc::load_file(path).map_err(|e| Failure::Usage(e.to_string()))?;
+            let (_, method) = find(&schema, &args.method).map_err(Failure::Usage)?;
+            request(&schema, method, args.json.as_deref()).map_err(Failure::Usage)?;
+            Some(schema)
+        }
+        None => None,
     };
-    let tls = tls(args).map_err(Failure::Usage)?;
-    let stream = method.streaming() != Streaming::Unary;
     let deadline = args
         .deadline
         .map(|s| {
@@ -188,91 +135,43 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
         })
         .transpose()?;
     let options = call_options(&args.headers).map_err(Failure::Usage)?;
-    if args.quic {
-        let tls = match tls {
-            Some(tls) => tls,
-            None => tls_for(args, true)
-                .map_err(Failure::Usage)?
-                .ok_or_else(|| Failure::Usage("QUIC needs TLS settings".into()))?,
+    args.connect.timeout()?;
+    let runtime = remote::runtime()?;
+    runtime.block_on(async {
+        let client = args.connect.connect(&args.addr, deadline).await?;
+        let schema = match given {
+            Some(schema) => schema,
+            None => {
+                let interface = args.method.split_once('.').map(|(i, _)| i);
+                let description = remote::describe(&client, &args.addr).await?;
+                let service = remote::service(&description, interface, &args.addr)?;
+                remote::load_described(service, &args.addr)?
+            }
         };
-        let config = zap_runtime::quic::QuicClientConfig {
-            connect_timeout: timeout,
-            call_timeout: timeout,
-            deadline,
-            cap,
-            ..Default::default()
-        };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
-        let body = runtime.block_on(async {
-            let addr = tokio::net::lookup_host(args.addr.as_str())
-                .await
-                .ok()
-                .and_then(|mut addrs| addrs.next())
-                .ok_or_else(|| {
-                    Failure::Usage(format!("{} is not a HOST:PORT that resolves", args.addr))
-                })?;
-            let client = zap_runtime::quic::QuicClient::connect(addr, &tls, config)
-                .await
-                .map_err(|e| {
-                    Failure::Call(format!("cannot connect to {} over QUIC: {e}", args.addr))
-                })?;
-            let body = options
-                .scope(async {
-                    if stream {
-                        run_stream(&client, &schema, method, &payload, args.send).await
-                    } else {
-                        client
-                            .call(method.ordinal, &payload)
-                            .await
-                            .map_err(|e| Failure::Call(describe(&e)))
-                    }
-                })
-                .await;
-            client.close().await;
-            body
-        })?;
-        return answer(&schema, method, stream, &body);
-    }
-    let config = ClientConfig {
-        connect_timeout: timeout,
-        call_timeout: timeout,
-        deadline,
-        tls,
-        cap,
-        framing: if args.node {
-            Framing::Node
-        } else {
-            Framing::Rpc
-        },
-        ..ClientConfig::default()
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::Call(format!("cannot start the I/O runtime: {e}")))?;
-    let body = runtime.block_on(async {
-        let connected = match args.addr.strip_prefix("unix:") {
-            Some(path) => Client::connect_unix(path, config).await,
-            None => Client::connect_with(args.addr.as_str(), config).await,
-        };
-        let client = connected
-            .map_err(|e| Failure::Call(format!("cannot connect to {}: {e}", args.addr)))?;
-        options
+        let (_, method) = find(&schema, &args.method).map_err(Failure::Usage)?;
+        let payload = request(&schema, method, args.json.as_deref()).map_err(Failure::Usage)?;
+        if args.send && method.stream_param.is_none() {
+            return Err(Failure::Usage(format!(
+                "--send: {} takes no stream of messages",
+                args.method
+            )));
+        }
+        let stream = method.streaming() != Streaming::Unary;
+        let body = options
             .scope(async {
                 if stream {
-                    return run_stream(&client, &schema, method, &payload, args.send).await;
+                    run_stream(&client, &schema, method, &payload, args.send).await
+                } else {
+                    client
+                        .call(method.ordinal, &payload)
+                        .await
+                        .map_err(|e| Failure::Call(describe(&e)))
                 }
-                client
-                    .call(method.ordinal, &payload)
-                    .await
-                    .map_err(|e| Failure::Call(describe(&e)))
             })
-            .await
-    })?;
-    answer(&schema, method, stream, &body)
+            .await;
+        client.close().await;
+        answer(&schema, method, stream, &body?)
+    })
 }
 
 /// What to print for an answer: nothing for a stream (its messages were printed), the
@@ -290,37 +189,6 @@ fn answer(
         return Ok(Some(Value::Object(Default::default())));
     };
     decode(schema, &result.ty, body).map(Some)
-}
-
-/// The TLS settings the options ask for; `None` for plain TCP.
-fn tls(args: &Args) -> Result<Option<ClientTls>, String> {
-    tls_for(args, false)
-}
-
-/// The TLS settings of the options, or (with `always`) of none: the platform's roots.
-fn tls_for(args: &Args, always: bool) -> Result<Option<ClientTls>, String> {
-    if !always && !args.tls && args.ca.is_none() && args.cert.is_none() {
-        return Ok(None);
-    }
-    let name = match &args.server_name {
-        Some(name) => name.clone(),
-        None => match args.addr.rsplit_once(':') {
-            Some((host, _)) => host
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_owned(),
-            None => args.addr.clone(),
-        },
-    };
-    let mut builder = ClientTls::builder(name);
-    builder = match &args.ca {
-        Some(ca) => builder.ca_pem_file(ca),
-        None => builder.platform_roots(),
-    };
-    if let (Some(cert), Some(key)) = (&args.cert, &args.key) {
-        builder = builder.client_cert_pem_files(cert, key);
-    }
-    builder.build().map(Some).map_err(|e| format!("TLS: {e}"))
 }
 
 /// A message of struct `ty` as JSON.
@@ -442,22 +310,4 @@ fn request(schema: &Schema, method: &Method, json: Option<&str>) -> Result<Vec<u
         .struct_named(&param.ty)
         .ok_or_else(|| format!("struct {} is not in the schema", param.ty))?;
     dynamic::encode(schema, ty, &value).map_err(|e| format!("the request as a {}: {e}", param.ty))
-}
-
-/// An error answer or a failure, in words.
-fn describe(e: &ClientError) -> String {
-    match e {
-        ClientError::Status { status, message } => {
-            format!("the server answered {status}: {message}")
-        }
-        ClientError::App(app) => format!(
-            "application error {}: {}{}",
-            app.code.get(),
-            app.message,
-            app.data
-                .as_ref()
-                .map_or_else(String::new, |d| format!(" (data: {d})"))
-        ),
-        other => other.to_string(),
-    }
 }

@@ -1,5 +1,5 @@
-//! `zapc compat OLD NEW` and `zapc compat --against REV [PATH...]`: classify every change
-//! between two versions of a schema set.
+//! `zapc compat OLD NEW`, `zapc compat ADDR NEW` and `zapc compat --against REV
+//! [PATH...]`: classify every change between two versions of a schema set.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -10,15 +10,18 @@ use zapc::compat::{self, Class, Version};
 /// JSON-breaking or safe (the rules: docs/compat.md).
 ///
 /// OLD and NEW are both .zap files or both directories (their .zap files are matched by
-/// name; a file only on one side counts as all its declarations removed or added). With
-/// --against REV, the old version of each PATH is read from git (`git show REV:PATH`) and
-/// the new one from the working tree.
+/// name; a file only on one side counts as all its declarations removed or added). OLD
+/// may be a running server instead (HOST:PORT or unix:PATH, with the connection options
+/// of `zapc call`): its schema is asked for by reflection and compared with the NEW
+/// file, the check to make before deploying NEW beside it. With --against REV, the old
+/// version of each PATH is read from git (`git show REV:PATH`) and the new one from the
+/// working tree.
 ///
 /// Exits with 0 when every change is safe (or of an allowed class), 1 when something
 /// breaks, 2 for usage errors (a missing path, an unknown revision, an invalid schema).
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  zapc compat old/eth.zap schemas/eth.zap\n  zapc compat old_schemas/ schemas/\n  zapc compat --against origin/main schemas/     # in CI\n  zapc compat --against HEAD --allow json schemas/eth.zap"
+    after_help = "Examples:\n  zapc compat old/eth.zap schemas/eth.zap\n  zapc compat 127.0.0.1:9999 schemas/eth.zap      # a live server against a file\n  zapc compat old_schemas/ schemas/\n  zapc compat --against origin/main schemas/     # in CI\n  zapc compat --against HEAD --allow json schemas/eth.zap"
 )]
 pub struct Args {
     /// OLD NEW, or with --against the paths to compare (default: the current directory).
@@ -30,6 +33,9 @@ pub struct Args {
     /// Accept changes of this class (still reported, as warnings).
     #[arg(long, value_name = "CLASS", value_enum)]
     allow: Vec<Allow>,
+    /// How to reach a server given as OLD.
+    #[command(flatten)]
+    connect: super::remote::ConnectArgs,
 }
 
 /// A breaking class that `--allow` accepts.
@@ -52,6 +58,7 @@ pub fn run(args: &Args) -> ExitCode {
     let pairs = match &args.against {
         Some(rev) => against(rev, &args.paths),
         None => match args.paths.as_slice() {
+            [old, new] if is_address(old) => live(&args.connect, &old.to_string_lossy(), new),
             [old, new] => paths(old, new),
             _ => Err("give OLD and NEW, or --against REV [PATH...]".to_owned()),
         },
@@ -148,6 +155,64 @@ fn zap_files(dir: &Path) -> Result<Vec<String>, String> {
     }
     names.sort();
     Ok(names)
+}
+
+/// Whether OLD names a server rather than a file: no such path, and `unix:PATH` or
+/// `HOST:PORT`.
+fn is_address(old: &Path) -> bool {
+    if old.exists() {
+        return false;
+    }
+    let text = old.to_string_lossy();
+    text.starts_with("unix:")
+        || text
+            .rsplit_once(':')
+            .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok())
+}
+
+/// A running server's schema (by reflection) against the file NEW.
+fn live(connect: &super::remote::ConnectArgs, addr: &str, new: &Path) -> Result<Vec<Pair>, String> {
+    use super::remote::{self, Failure};
+    let message = |f: Failure| match f {
+        Failure::Usage(m) | Failure::Call(m) => m,
+    };
+    if new.is_dir() {
+        return Err(format!(
+            "{}: compare a server with the one .zap file of its interface",
+            new.display()
+        ));
+    }
+    let new = read(new)?;
+    let interface = new.schema.interfaces.first().map(|i| i.name.clone());
+    let runtime = remote::runtime().map_err(message)?;
+    let description = runtime
+        .block_on(async {
+            let client = connect.connect(addr, None).await?;
+            let description = remote::describe(&client, addr).await;
+            client.close().await;
+            description
+        })
+        .map_err(message)?;
+    let service = match interface {
+        Some(name) if description.services.iter().any(|s| s.name == name) => {
+            remote::service(&description, Some(&name), addr)
+        }
+        _ => remote::service(&description, None, addr),
+    }
+    .map_err(message)?;
+    let files = remote::checked_files(service, addr).map_err(message)?;
+    let dir = remote::TempDir::new()
+        .map_err(|e| format!("cannot make a folder for {addr}'s schema: {e}"))?;
+    remote::write_files(&files, dir.path())?;
+    let old = load(
+        &format!("{addr}:{}", files[0].path),
+        &files[0].text,
+        dir.path(),
+    )?;
+    Ok(vec![Pair {
+        old: Some(old),
+        new: Some(new),
+    }])
 }
 
 /// OLD and NEW on disk: two files, or two directories matched by file name.

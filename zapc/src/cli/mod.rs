@@ -5,12 +5,15 @@ mod call;
 mod check;
 mod codec;
 mod compat;
+mod describe;
 mod dynamic;
 mod fmt;
 mod generate;
+mod health;
 mod inputs;
 mod layout;
 mod openrpc;
+mod remote;
 
 use std::process::ExitCode;
 
@@ -35,6 +38,8 @@ enum Command {
     Compat(compat::Args),
     Fmt(fmt::Args),
     Call(call::Args),
+    Describe(describe::Args),
+    Health(health::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -49,5 +54,7 @@ pub fn run() -> ExitCode {
         Command::Compat(args) => compat::run(&args),
         Command::Fmt(args) => fmt::run(&args),
         Command::Call(args) => call::run(&args),
+        Command::Describe(args) => describe::run(&args),
+        Command::Health(args) => health::run(&args),
     }
 }

@@ -34,12 +34,17 @@ pub struct Options {
     /// Path of the runtime crate in the generated code (`::zap_runtime` by default; the
     /// derive's `#[zap(crate = "...")]` changes it).
     pub runtime: syn::Path,
+    /// The schema's files (the schema first, then every file it imports; see
+    /// [`crate::source_files`]): each service embeds them, with their SHA-256, for the
+    /// reflection its server answers (`Service::SCHEMA`). Empty: the services carry none.
+    pub sources: Vec<crate::SourceFile>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
             runtime: syn::parse_quote!(::zap_runtime),
+            sources: Vec::new(),
         }
     }
 }

@@ -24,6 +24,12 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
         one.interfaces.retain(|i| i.name == iface.name);
         crate::openrpc::document_json(&one)
     };
+    let package_const = schema.package.as_ref().map(|package| {
+        quote! {
+            const PACKAGE: &'static str = #package;
+        }
+    });
+    let schema_const = embedded_schema(&opts.sources, rt);
     let handler_methods = iface.methods.iter().map(|m| match m.streaming() {
         Streaming::Unary => handler_method(iface, m, rt),
         _ => stream_handler_method(iface, m, rt),
@@ -142,6 +148,8 @@ pub fn generate(schema: &Schema, iface: &Interface, opts: &Options) -> TokenStre
             const METHODS: &'static [#rt::MethodInfo] = &[#(#infos),*];
             /// The OpenRPC document of this interface (`zapc openrpc`), for `rpc.discover`.
             const OPENRPC: ::core::option::Option<&'static str> = ::core::option::Option::Some(#openrpc);
+            #package_const
+            #schema_const
 
             async fn call<'a>(
                 &'a self,
@@ -736,4 +744,25 @@ fn request_payload(m: &Method, rt: &syn::Path) -> (TokenStream, TokenStream) {
         }
         None => (quote!(), quote!(let payload: &[u8] = &[];)),
     }
+}
+
+/// `Service::SCHEMA`: the schema's files and their hash, for reflection; nothing when the
+/// generator was given no files.
+fn embedded_schema(sources: &[crate::SourceFile], rt: &syn::Path) -> Option<TokenStream> {
+    if sources.is_empty() {
+        return None;
+    }
+    let files = sources.iter().map(|f| {
+        let (path, text) = (&f.path, &f.text);
+        quote! { (#path, #text) }
+    });
+    let hash = crate::schema_hash(sources);
+    Some(quote! {
+        /// The schema's files (the schema, then what it imports) and their SHA-256, which
+        /// the server's reflection answers with.
+        const SCHEMA: ::core::option::Option<#rt::EmbeddedSchema> = ::core::option::Option::Some(#rt::EmbeddedSchema {
+            files: &[#(#files),*],
+            sha256: [#(#hash),*],
+        });
+    })
 }
