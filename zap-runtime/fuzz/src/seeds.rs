@@ -30,6 +30,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("cap_verify", cap_verify(&vectors));
     seeds.insert("node_framing", node_framing(&vectors));
     seeds.insert("http_request", http_request());
+    seeds.insert("zap_conn", zap_conn());
     seeds
 }
 
@@ -219,8 +220,71 @@ fn query(id: u64) -> Vec<u8> {
     message(&id.to_le_bytes(), &[], 1, 0)
 }
 
+/// A stream frame (dir 4 message, dir 5 end): the stream id, then the message.
+fn stream_frame(direction: u8, id: u32, message: &[u8]) -> Vec<u8> {
+    frame(direction, &[&id.to_le_bytes()[..], message].concat())
+}
+
+/// Connections to the `zap_conn` target's `Streamer`: calls, pipelined calls, every
+/// kind of stream with its messages and ends, and the hostile cases (an id reused while
+/// open, id 0 and u32::MAX, messages and ends for streams never opened or already
+/// ended, a cancel for a call that is done, a stream method called, a call opened as a
+/// stream, the built-in methods, a response sent by the client), under control bytes
+/// covering every setting.
+fn zap_conn() -> Vec<Vec<u8>> {
+    let calls = [
+        frame(1, &request(1, 1, b"hello", 0)),
+        frame(1, &request(2, 2, b"", 0)),
+        frame(1, &request(1, 3, b"", 1)),
+        frame(1, &request(9, 4, b"", 0)),
+        frame(1, &request(3, 5, b"", 0)),
+        frame(6, &5u32.to_le_bytes()),
+        frame(1, &request(0xFFFF_FF01, 6, b"", 0)),
+        frame(1, &request(0xFFFF_FF02, 7, b"", 0)),
+        frame(1, &request(0xFFFF_FF03, 8, b"", 0)),
+    ]
+    .concat();
+    let streams = [
+        frame(3, &request(3, 10, &[3], 0)),
+        frame(3, &request(4, 11, b"", 0)),
+        stream_frame(4, 11, b"one"),
+        stream_frame(4, 11, b"two"),
+        stream_frame(5, 11, b""),
+        frame(3, &request(5, 12, b"", 0)),
+        stream_frame(4, 12, b"x"),
+        stream_frame(5, 12, b""),
+        frame(3, &request(0xFFFF_FF03, 13, b"", 0)),
+        frame(3, &request(1, 14, b"", 0)),
+    ]
+    .concat();
+    let hostile = [
+        frame(3, &request(4, 20, b"", 0)),
+        frame(3, &request(4, 20, b"", 0)),
+        frame(3, &request(4, 0, b"", 0)),
+        frame(3, &request(4, u32::MAX, b"", 0)),
+        stream_frame(4, u32::MAX, b"max"),
+        stream_frame(4, 99, b"never opened"),
+        stream_frame(5, 99, b""),
+        stream_frame(5, 20, b""),
+        stream_frame(4, 20, b"after its end"),
+        frame(4, &[1, 0]),
+        frame(6, &77u32.to_le_bytes()),
+        frame(3, &request(4, 21, b"", 5)),
+        frame(2, &request(1, 22, b"", 0)),
+    ]
+    .concat();
+    let mut out = Vec::new();
+    for control in [0x00u8, 0x01, 0x05, 0x0A, 0x13, 0x27, 0x40, 0x7F] {
+        out.push([&[control][..], &calls].concat());
+        out.push([&[control][..], &streams].concat());
+        out.push([&[control][..], &calls, &streams, &hostile].concat());
+    }
+    out.push([&[0x00][..], &calls[..calls.len() - 3]].concat());
+    out
+}
+
 /// A request envelope of spec §5: method, PromiseID and target, cap @12, payload @20.
-fn request(method: u32, promise: u32, payload: &[u8], target: u32) -> Vec<u8> {
+pub fn request(method: u32, promise: u32, payload: &[u8], target: u32) -> Vec<u8> {
     let mut fixed = Vec::with_capacity(28);
     for word in [method, promise, target] {
         fixed.extend_from_slice(&word.to_le_bytes());

@@ -123,6 +123,35 @@ fn http_request() {
     run_target("http_request");
 }
 
+#[test]
+fn zap_conn() {
+    run_target("zap_conn");
+}
+
+/// The `zap_conn` harness is not vacuous: a call, a server stream and the health check
+/// through it are answered.
+#[test]
+fn zap_conn_reaches_the_service() {
+    use zap_fuzz::seeds::{frame, request};
+    use zap_fuzz::targets::zap_conn::{config, exchange};
+    let sent = [
+        frame(1, &request(1, 7, &[], 0)),
+        frame(3, &request(3, 9, &[2], 0)),
+        frame(1, &request(0xFFFF_FF02, 11, &[], 0)),
+    ]
+    .concat();
+    let answer = exchange(config(0), &sent);
+    let mut decoder = zap_runtime::frame::FrameDecoder::new(u32::MAX);
+    let (mut at, mut dirs) = (0, Vec::new());
+    while let Ok(Some((frame, used))) = decoder.decode(&answer[at..]) {
+        dirs.push(frame.dir as u8);
+        at += used;
+    }
+    dirs.sort_unstable();
+    // Two responses (the call, the health check), two stream messages and the end.
+    assert_eq!(dirs, [2, 2, 4, 4, 5], "{answer:?}");
+}
+
 /// The `http_request` harness is not vacuous: a call through it is answered with the
 /// handler's result, a forged capability with 401, and a batch over the answer limit
 /// with -32005.

@@ -298,3 +298,23 @@ pub async fn serve<S: Service>(
 ) -> io::Result<()> {
     Server::new(listener, service, config).run(shutdown).await
 }
+
+/// Serve one connection over `stream`, any byte stream, as [`Server`] serves each
+/// accepted one (both framings, pipelining, cancel frames, streams, the built-in
+/// methods, every limit and timeout of `config`), until the peer closes it, a timeout
+/// or a limit does, or `shutdown` asks it to finish what it has read. For fuzzing and
+/// tests of the whole connection path without sockets; not a stable API.
+#[doc(hidden)]
+pub async fn serve_stream<S, IO>(
+    service: Arc<S>,
+    mut config: ServerConfig,
+    stream: IO,
+    shutdown: CancellationToken,
+) where
+    S: Service,
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
+    let peer = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    conn::run(stream, peer, &service, &config, &shutdown).await;
+}

@@ -16,12 +16,13 @@ pub mod node_framing;
 pub mod reader;
 pub mod roundtrip;
 pub mod stream_dispatch;
+pub mod zap_conn;
 
 /// A target's body.
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 10] = [
+pub const ALL: [(&str, Body); 11] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -32,4 +33,5 @@ pub const ALL: [(&str, Body); 10] = [
     ("cap_verify", cap_verify::run),
     ("node_framing", node_framing::run),
     ("http_request", http_request::run),
+    ("zap_conn", zap_conn::run),
 ];
