@@ -31,6 +31,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("node_framing", node_framing(&vectors));
     seeds.insert("http_request", http_request());
     seeds.insert("zap_conn", zap_conn());
+    seeds.insert("ws_session", ws_session());
     seeds
 }
 
@@ -280,6 +281,47 @@ fn zap_conn() -> Vec<Vec<u8>> {
         out.push([&[control][..], &calls, &streams, &hostile].concat());
     }
     out.push([&[0x00][..], &calls[..calls.len() - 3]].concat());
+    out
+}
+
+/// WebSocket sessions for the `ws_session` target: calls, a batch, subscribing,
+/// notifications, unsubscribing (a live and an unknown id), pings, a close, and the
+/// hostile cases (invalid JSON, a binary frame, fragments, a frame with RSV1 set, an
+/// unknown opcode, an oversized message), under every setting.
+fn ws_session() -> Vec<Vec<u8>> {
+    use crate::targets::ws_session::frame;
+    let text = |json: &str| frame(0x81, json.as_bytes());
+    let session = [
+        text(r#"{"jsonrpc":"2.0","id":1,"method":"ticker_ping"}"#),
+        text(r#"[{"jsonrpc":"2.0","id":2,"method":"ticker_ping"},{"jsonrpc":"2.0","method":"ticker_ping"}]"#),
+        text(r#"{"jsonrpc":"2.0","id":3,"method":"ticker_subscribe","params":["ticks"]}"#),
+        text(r#"{"jsonrpc":"2.0","id":4,"method":"ticker_subscribe","params":["ticks"]}"#),
+        text(r#"{"jsonrpc":"2.0","id":5,"method":"ticker_unsubscribe","params":["0x1"]}"#),
+        text(r#"{"jsonrpc":"2.0","id":6,"method":"ticker_subscribe","params":["nope"]}"#),
+        text(r#"{"jsonrpc":"2.0","id":7,"method":"eth_subscribe","params":["ticks"]}"#),
+        frame(0x89, b"ping"),
+    ]
+    .concat();
+    let hostile = [
+        text("{not json"),
+        frame(0x82, b"\x00binary"),
+        frame(0x01, br#"{"jsonrpc":"2.0","id":8,"#),
+        frame(0x80, br#""method":"ticker_ping"}"#),
+        frame(0xC1, b"{}"),
+        frame(0x83, b""),
+        text(&format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"ticker_ping","params":["{}"]}}"#,
+            "x".repeat(300)
+        )),
+        frame(0x88, &[0x03, 0xE8]),
+        text(r#"{"jsonrpc":"2.0","id":10,"method":"ticker_ping"}"#),
+    ]
+    .concat();
+    let mut out = Vec::new();
+    for control in [0u8, 1, 2, 4, 7] {
+        out.push([&[control][..], &session].concat());
+        out.push([&[control][..], &session, &hostile].concat());
+    }
     out
 }
 

@@ -128,6 +128,47 @@ fn zap_conn() {
     run_target("zap_conn");
 }
 
+#[test]
+fn ws_session() {
+    run_target("ws_session");
+}
+
+/// The `ws_session` harness is not vacuous: a call is answered and a subscription
+/// delivers its notifications.
+#[test]
+fn ws_session_reaches_the_service() {
+    use zap_fuzz::targets::ws_session::{client_frames, config, exchange, frame, server_frames};
+    let sent = [
+        frame(0x81, br#"{"jsonrpc":"2.0","id":1,"method":"ticker_ping"}"#),
+        frame(
+            0x81,
+            br#"{"jsonrpc":"2.0","id":2,"method":"ticker_subscribe","params":["ticks"]}"#,
+        ),
+    ]
+    .concat();
+    let answer = exchange(config(0), &client_frames(&sent));
+    let end = answer
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("the 101")
+        + 4;
+    let texts: Vec<String> = server_frames(&answer[end..])
+        .into_iter()
+        .filter(|(opcode, _)| *opcode == 1)
+        .map(|(_, payload)| String::from_utf8(payload).unwrap())
+        .collect();
+    assert!(
+        texts[0].contains(r#""id":1"#) && texts[0].contains(r#""result":null"#),
+        "{texts:?}"
+    );
+    assert!(texts[1].contains(r#""id":2"#), "{texts:?}");
+    let notifications = texts
+        .iter()
+        .filter(|t| t.contains("ticker_subscription"))
+        .count();
+    assert_eq!(notifications, 3, "{texts:?}");
+}
+
 /// The `zap_conn` harness is not vacuous: a call, a server stream and the health check
 /// through it are answered.
 #[test]
@@ -252,4 +293,32 @@ fn http_request_findings() {
         }
     }
     assert!(replayed >= 2, "the findings are in {}", folder.display());
+}
+
+/// The `ws_session` findings kept in the corpus (`corpora/ws_session/finding-*`), each
+/// replayed through the target's body: a subscribe sent as a notification (no `id`)
+/// opened a subscription whose notifications then came under an id the client never
+/// learned (such a subscribe is now refused, silently as any failed notification).
+#[test]
+fn ws_session_findings() {
+    let (_, body) = ALL
+        .iter()
+        .find(|(name, _)| *name == "ws_session")
+        .expect("the ws_session target");
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/ws_session");
+    let mut replayed = 0;
+    for entry in std::fs::read_dir(&folder).expect("the ws_session corpus") {
+        let path = entry.expect("a corpus entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("finding-") {
+            run_one(
+                "ws_session",
+                *body,
+                &name,
+                &std::fs::read(&path).expect("a finding"),
+            );
+            replayed += 1;
+        }
+    }
+    assert!(replayed > 0, "no finding in {}", folder.display());
 }

@@ -24,7 +24,9 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+// The timer's clock, so that the idle check and the ping ticks agree (also under a
+// paused or mocked clock).
+use tokio::time::Instant;
 
 use bytes::Bytes;
 use futures_util::{SinkExt, StreamExt};

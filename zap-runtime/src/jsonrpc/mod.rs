@@ -578,6 +578,12 @@ async fn handle_one<S: Service>(
     }
     out.extend_from_slice(br#"{"jsonrpc":"2.0","result":"#);
     let outcome = match subscribe::subscription_call::<S>(&call.method) {
+        // A subscription opened by a notification would send notifications under an
+        // id its client never learns, and hold a slot until the connection ends.
+        Some((_, true)) if call.id.is_none() => Err(RpcError::new(
+            code::INVALID_REQUEST,
+            "Invalid request: a subscription is opened by a call with an id, not by a notification",
+        )),
         Some(which) => subscribe::dispatch::<S>(pool, &call, which, gate, subs, out),
         None => dispatch(service, pool, &call, gate, out).await,
     };

@@ -16,13 +16,14 @@ pub mod node_framing;
 pub mod reader;
 pub mod roundtrip;
 pub mod stream_dispatch;
+pub mod ws_session;
 pub mod zap_conn;
 
 /// A target's body.
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 11] = [
+pub const ALL: [(&str, Body); 12] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -34,4 +35,5 @@ pub const ALL: [(&str, Body); 11] = [
     ("node_framing", node_framing::run),
     ("http_request", http_request::run),
     ("zap_conn", zap_conn::run),
+    ("ws_session", ws_session::run),
 ];
