@@ -73,3 +73,78 @@ pub(crate) fn remove_if_ours(path: &Path, identity: Identity) {
         }
     }
 }
+
+/// A bound socket file, ready to serve: what [`serve`] takes.
+pub(crate) struct Bound {
+    pub(crate) listener: UnixListener,
+    pub(crate) path: PathBuf,
+    pub(crate) identity: Identity,
+}
+
+/// The accept loop and the drain of a server on a unix socket (JSON-RPC over IPC,
+/// ZAP): each connection accepted runs `serve(stream, shutdown)` in a task of its own,
+/// past `max_connections` open at once one is closed at once (counted refused), until
+/// `shutdown`; then `on_shutdown` runs, the listener closes, the socket file is removed
+/// if still ours, and the connections get `drain_timeout` to finish before they are
+/// dropped. `what` names the server in logs.
+pub(crate) async fn serve<F, Fut>(
+    socket: Bound,
+    what: &'static str,
+    (max_connections, drain_timeout): (usize, std::time::Duration),
+    stats: &crate::accept::ServerStats,
+    shutdown: tokio_util::sync::CancellationToken,
+    on_shutdown: impl FnOnce(),
+    serve: F,
+) where
+    F: Fn(
+        crate::accept::Counted<tokio::net::UnixStream>,
+        tokio_util::sync::CancellationToken,
+    ) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let Bound {
+        listener,
+        path,
+        identity,
+    } = socket;
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(max_connections.max(1)));
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        tokio::select! {
+            () = shutdown.cancelled() => break,
+            // Finished connections are reaped as they end.
+            Some(_) = connections.join_next(), if !connections.is_empty() => {}
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    // A failed accept (out of file descriptors) ends no connection.
+                    Err(e) => {
+                        tracing::warn!(path = %path.display(), "{what}: accept failed: {e}");
+                        continue;
+                    }
+                };
+                let Ok(slot) = std::sync::Arc::clone(&slots).try_acquire_owned() else {
+                    stats.refused_one();
+                    tracing::warn!(
+                        path = %path.display(),
+                        "{what}: refusing a connection: {max_connections} are open, the limit"
+                    );
+                    continue;
+                };
+                let open = stats.open();
+                let served = serve(crate::accept::Counted::new(stream, stats), shutdown.clone());
+                connections.spawn(async move {
+                    served.await;
+                    drop((open, slot));
+                });
+            }
+        }
+    }
+    on_shutdown();
+    drop(listener);
+    remove_if_ours(&path, identity);
+    let drained = async { while connections.join_next().await.is_some() {} };
+    if tokio::time::timeout(drain_timeout, drained).await.is_err() {
+        connections.abort_all();
+    }
+}

@@ -17,6 +17,7 @@ use crate::http_support::Calc;
 
 struct Running {
     path: PathBuf,
+    stats: zap_runtime::http::ServerStats,
     stop: CancellationToken,
     task: JoinHandle<std::io::Result<()>>,
     _dir: tempfile::TempDir,
@@ -33,10 +34,12 @@ async fn start(config: HttpConfig) -> Running {
     let dir = socket_dir();
     let path = dir.path().join("calc.ipc");
     let server = IpcServer::bind(&path, Arc::new(Calc), config).unwrap();
+    let stats = server.stats();
     let stop = CancellationToken::new();
     let task = tokio::spawn(server.run(stop.clone()));
     Running {
         path,
+        stats,
         stop,
         task,
         _dir: dir,
@@ -198,9 +201,15 @@ async fn a_subscriber_that_never_reads_is_disconnected_and_others_are_served() {
     )
     .await;
     assert_eq!(answers[0]["result"]["value"], 3, "{answers:?}");
-    // Past the idle timeout with its writes stalled, the session is closed: reading
-    // now drains what was sent and reaches the end.
-    tokio::time::sleep(Duration::from_millis(1500)).await;
+    // Past the idle timeout with its writes stalled, the server closes the session
+    // (the other one ended with its answer): reading now drains what was sent and
+    // reaches the end.
+    let stats = server.stats.clone();
+    crate::server_support::until("the stalled session is closed", || {
+        stats.active_connections() == 0
+    })
+    .await;
+    assert_eq!(stats.accepted(), 2);
     let sent = until_closed(&mut stream).await;
     let notifications = sent
         .split(|&b| b == b'\n')

@@ -157,6 +157,14 @@ impl core::fmt::Debug for Client {
     }
 }
 
+/// The error of a connect that took longer than `config.connect_timeout`.
+fn connect_timed_out(config: &ClientConfig) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::TimedOut,
+        format!("connecting took longer than {:?}", config.connect_timeout),
+    )
+}
+
 impl Client {
     /// Connect with the default [`ClientConfig`].
     pub async fn connect(addr: impl ToSocketAddrs) -> std::io::Result<Client> {
@@ -171,12 +179,7 @@ impl Client {
         config: ClientConfig,
     ) -> std::io::Result<Client> {
         let deadline = Instant::now() + config.connect_timeout;
-        let timed_out = || {
-            std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("connecting took longer than {:?}", config.connect_timeout),
-            )
-        };
+        let timed_out = || connect_timed_out(&config);
         let stream = timeout_at(deadline, TcpStream::connect(addr))
             .await
             .map_err(|_| timed_out())??;
@@ -191,18 +194,7 @@ impl Client {
             let (rd, wr) = tokio::io::split(stream);
             return Ok(Client::start(rd, wr, peer, config, node, Some(info)));
         }
-        let mut stream = stream;
-        let node = Client::node_handshake(&mut stream, &config).await?;
-        let (rd, wr) = stream.into_split();
-        Ok(Client::start(
-            rd,
-            wr,
-            peer,
-            config,
-            node,
-            #[cfg(feature = "tls")]
-            None,
-        ))
+        Client::plain(stream, TcpStream::into_split, peer, config).await
     }
 
     /// Connect to a server on the unix socket `path` (`server::UnixServer`), with
@@ -223,21 +215,33 @@ impl Client {
             ));
         }
         let path = path.as_ref();
-        let mut stream = timeout_at(
+        let stream = timeout_at(
             Instant::now() + config.connect_timeout,
             tokio::net::UnixStream::connect(path),
         )
         .await
-        .map_err(|_| {
-            std::io::Error::new(
-                std::io::ErrorKind::TimedOut,
-                format!("connecting took longer than {:?}", config.connect_timeout),
-            )
-        })?
+        .map_err(|_| connect_timed_out(&config))?
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))?;
-        let node = Client::node_handshake(&mut stream, &config).await?;
-        let (rd, wr) = stream.into_split();
         let peer = SocketAddr::from(([0, 0, 0, 0], 0));
+        Client::plain(stream, tokio::net::UnixStream::into_split, peer, config).await
+    }
+
+    /// A client over a connected stream without TLS: the node handshake when the
+    /// framing asks for it, then the stream's two halves (`split`) to the reader and
+    /// writer tasks.
+    async fn plain<St, R, W>(
+        mut stream: St,
+        split: impl FnOnce(St) -> (R, W),
+        peer: SocketAddr,
+        config: ClientConfig,
+    ) -> std::io::Result<Client>
+    where
+        St: AsyncRead + AsyncWrite + Unpin,
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let node = Client::node_handshake(&mut stream, &config).await?;
+        let (rd, wr) = split(stream);
         Ok(Client::start(
             rd,
             wr,

@@ -27,9 +27,7 @@ use std::sync::Arc;
 
 use bytes::BytesMut;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{UnixListener, UnixStream};
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
+use tokio::net::UnixListener;
 use tokio_util::sync::CancellationToken;
 
 use super::ws::{Live, Settings};
@@ -52,6 +50,7 @@ pub struct IpcServer<S> {
     identity: crate::unix_socket::Identity,
     service: Arc<S>,
     config: HttpConfig,
+    stats: crate::accept::ServerStats,
 }
 
 impl<S> std::fmt::Debug for IpcServer<S> {
@@ -85,12 +84,18 @@ impl<S: Service> IpcServer<S> {
             path,
             service,
             config,
+            stats: crate::accept::ServerStats::default(),
         })
     }
 
     /// The socket's path.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The live counters of this server (open, accepted and refused sessions, bytes).
+    pub fn stats(&self) -> crate::accept::ServerStats {
+        self.stats.clone()
     }
 
     /// Serve until `shutdown`: then stop accepting, remove the socket file, and give
@@ -102,53 +107,29 @@ impl<S: Service> IpcServer<S> {
             identity,
             service,
             config,
+            stats,
         } = self;
         let settings = Settings::of(&config);
-        let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-        let mut sessions = JoinSet::new();
-        let result = loop {
-            tokio::select! {
-                () = shutdown.cancelled() => break Ok(()),
-                // Finished sessions are reaped as they end.
-                Some(_) = sessions.join_next(), if !sessions.is_empty() => {}
-                accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
-                        // A failed accept (out of file descriptors) ends no session.
-                        Err(e) => {
-                            tracing::warn!(path = %path.display(), "IPC: accept failed: {e}");
-                            continue;
-                        }
-                    };
-                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                        tracing::warn!(
-                            path = %path.display(),
-                            "IPC: refusing a connection: {} sessions are open, the limit",
-                            config.max_connections
-                        );
-                        continue;
-                    };
-                    let service = Arc::clone(&service);
-                    let authorize = config.authorize.clone();
-                    let load_limit = config.load_limit.clone();
-                    let shutdown = shutdown.clone();
-                    sessions.spawn(async move {
-                        serve(service, stream, settings, authorize, load_limit, shutdown).await;
-                        drop(slot);
-                    });
-                }
-            }
+        let socket = crate::unix_socket::Bound {
+            listener,
+            path,
+            identity,
         };
-        drop(listener);
-        crate::unix_socket::remove_if_ours(&path, identity);
-        let drained = async { while sessions.join_next().await.is_some() {} };
-        if tokio::time::timeout(config.drain_timeout, drained)
-            .await
-            .is_err()
-        {
-            sessions.abort_all();
-        }
-        result
+        crate::unix_socket::serve(
+            socket,
+            "IPC",
+            (config.max_connections, config.drain_timeout),
+            &stats,
+            shutdown,
+            || {},
+            |stream, shutdown| {
+                let service = Arc::clone(&service);
+                let (authorize, load_limit) = (config.authorize.clone(), config.load_limit.clone());
+                serve(service, stream, settings, authorize, load_limit, shutdown)
+            },
+        )
+        .await;
+        Ok(())
     }
 }
 
@@ -221,15 +202,17 @@ impl Values {
 }
 
 /// Serve one IPC connection until either side closes it, it idles, or shutdown.
-async fn serve<S: Service>(
+async fn serve<S: Service, IO>(
     service: Arc<S>,
-    stream: UnixStream,
+    stream: IO,
     settings: Settings,
     authorize: Option<crate::service::Authorizer>,
     load_limit: Option<crate::shed::LoadLimit>,
     shutdown: CancellationToken,
-) {
-    let (mut rd, mut wr) = stream.into_split();
+) where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + 'static,
+{
+    let (mut rd, mut wr) = tokio::io::split(stream);
     let pool = BuilderPool::new();
     let mut live = Live::new(Arc::clone(&service), &settings);
     let outbox = live.outbox();
@@ -350,7 +333,7 @@ async fn serve<S: Service>(
 /// Write `out` whole, within the idle timeout (a client that reads nothing is
 /// disconnected), and clear it.
 async fn write_out(
-    wr: &mut tokio::net::unix::OwnedWriteHalf,
+    wr: &mut (impl tokio::io::AsyncWrite + Unpin),
     out: &mut Vec<u8>,
     settings: Settings,
 ) -> io::Result<()> {

@@ -16,12 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use tokio::net::UnixListener;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
 use super::{conn, framing, ServerConfig, ServerStats};
-use crate::accept::Counted;
 use crate::service::Service;
 use crate::unix_socket::{self, Identity, DEFAULT_MODE};
 
@@ -107,47 +104,26 @@ impl<S: Service> UnixServer<S> {
         } = self;
         config.node_id = Some(framing::server_node_id(config.node_id, S::NAME));
         let config = Arc::new(config);
-        let slots = Arc::new(Semaphore::new(config.max_connections.max(1)));
-        let mut connections = JoinSet::new();
-        loop {
-            tokio::select! {
-                () = shutdown.cancelled() => {
-                    config.readiness.set_draining();
-                    break;
-                }
-                Some(_) = connections.join_next(), if !connections.is_empty() => {}
-                accepted = listener.accept() => {
-                    let stream = match accepted {
-                        Ok((stream, _)) => stream,
-                        Err(e) => {
-                            tracing::warn!(path = %path.display(), "zap: accept failed: {e}");
-                            continue;
-                        }
-                    };
-                    let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
-                        stats.refused_one();
-                        continue;
-                    };
-                    let open = stats.open();
-                    let stream = Counted::new(stream, &stats);
-                    let (service, config, shutdown) =
-                        (Arc::clone(&service), Arc::clone(&config), shutdown.clone());
-                    connections.spawn(async move {
-                        conn::run(stream, NO_PEER, &service, &config, &shutdown).await;
-                        drop((open, slot));
-                    });
-                }
-            }
-        }
-        drop(listener);
-        unix_socket::remove_if_ours(&path, identity);
-        let drained = async { while connections.join_next().await.is_some() {} };
-        if tokio::time::timeout(config.drain_timeout, drained)
-            .await
-            .is_err()
-        {
-            connections.abort_all();
-        }
+        let limits = (config.max_connections, config.drain_timeout);
+        let readiness = config.readiness.clone();
+        let socket = unix_socket::Bound {
+            listener,
+            path,
+            identity,
+        };
+        unix_socket::serve(
+            socket,
+            "zap",
+            limits,
+            &stats,
+            shutdown,
+            || readiness.set_draining(),
+            |stream, shutdown| {
+                let (service, config) = (Arc::clone(&service), Arc::clone(&config));
+                async move { conn::run(stream, NO_PEER, &service, &config, &shutdown).await }
+            },
+        )
+        .await;
         Ok(())
     }
 }
