@@ -32,6 +32,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("http_request", http_request());
     seeds.insert("zap_conn", zap_conn());
     seeds.insert("ws_session", ws_session());
+    seeds.insert("quic_stream", quic_stream());
     seeds
 }
 
@@ -323,6 +324,39 @@ fn ws_session() -> Vec<Vec<u8>> {
         out.push([&[control][..], &session, &hostile].concat());
     }
     out
+}
+
+/// QUIC streams for the `quic_stream` target: a call of each kind (answered, failing,
+/// unknown, a reflection and a health check), a stream of each kind with messages
+/// after its first frame, and the refusals (an unknown op, an empty first frame, a
+/// frame longer than what follows, a first frame cut short, an envelope that does not
+/// read, a call opened as a stream, messages after a call).
+fn quic_stream() -> Vec<Vec<u8>> {
+    let first = |op: u8, envelope: &[u8]| frame(op, envelope);
+    let later = |bytes: &[u8]| [&(bytes.len() as u32).to_le_bytes()[..], bytes].concat();
+    vec![
+        first(1, &request(1, 1, b"hello", 0)),
+        first(1, &request(2, 2, b"", 0)),
+        first(1, &request(9, 3, b"", 0)),
+        first(1, &request(0xFFFF_FF01, 4, b"", 0)),
+        first(1, &request(0xFFFF_FF02, 5, b"", 0)),
+        first(2, &request(3, 6, &[3], 0)),
+        [
+            first(2, &request(4, 7, b"", 0)),
+            later(b"one"),
+            later(b"two"),
+        ]
+        .concat(),
+        [first(2, &request(5, 8, b"", 0)), later(b"x")].concat(),
+        first(2, &request(0xFFFF_FF03, 9, b"", 0)),
+        first(2, &request(1, 10, b"", 0)),
+        [first(1, &request(1, 11, b"", 0)), later(b"after a call")].concat(),
+        first(7, &request(1, 12, b"", 0)),
+        0u32.to_le_bytes().to_vec(),
+        [&100u32.to_le_bytes()[..], &[1, 2, 3]].concat(),
+        vec![5, 0],
+        first(1, b"not an envelope"),
+    ]
 }
 
 /// A request envelope of spec §5: method, PromiseID and target, cap @12, payload @20.

@@ -133,6 +133,26 @@ fn ws_session() {
     run_target("ws_session");
 }
 
+#[test]
+fn quic_stream() {
+    run_target("quic_stream");
+}
+
+/// The `quic_stream` harness is not vacuous: a call is answered with its PromiseID, a
+/// server stream sends its messages.
+#[test]
+fn quic_stream_reaches_the_service() {
+    use zap_fuzz::seeds::{frame, request};
+    use zap_fuzz::targets::quic_stream::exchange;
+    let answer = exchange(&frame(1, &request(1, 42, b"hi", 0))).expect("an answer");
+    let response = zap_runtime::rpc::Response::parse(&answer[4..]).expect("a response");
+    assert_eq!((response.status.0, response.promise_id), (200, 42));
+    let streamed = exchange(&frame(2, &request(3, 43, &[2], 0))).expect("messages");
+    // Two messages: [len][message] each.
+    let first = u32::from_le_bytes(streamed[..4].try_into().unwrap()) as usize;
+    assert_eq!(streamed.len(), 2 * (4 + first), "{streamed:?}");
+}
+
 /// The `ws_session` harness is not vacuous: a call is answered and a subscription
 /// delivers its notifications.
 #[test]
@@ -321,4 +341,22 @@ fn ws_session_findings() {
         }
     }
     assert!(replayed > 0, "no finding in {}", folder.display());
+}
+
+/// A health watch whose client lets it go (STOP_SENDING) ends on the server at once: a
+/// QUIC connection allows 100 streams at a time, so 150 watches dropped one after the
+/// other, then a call, are all served only if each was ended. (Found by `quic_stream`:
+/// the watch learnt of its client's leaving only when it next wrote, after a change
+/// that may never come.)
+#[test]
+fn quic_watches_let_go_free_their_streams() {
+    use zap_fuzz::seeds::{frame, request};
+    use zap_fuzz::targets::quic_stream::exchange;
+    let watch = frame(2, &request(0xFFFF_FF03, 1, b"", 0));
+    for n in 0..150 {
+        assert!(exchange(&watch).is_some(), "watch {n} got its first status");
+    }
+    let answer = exchange(&frame(1, &request(1, 2, b"", 0))).expect("an answer");
+    let response = zap_runtime::rpc::Response::parse(&answer[4..]).expect("a response");
+    assert_eq!(response.status.0, 200);
 }

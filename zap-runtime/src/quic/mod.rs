@@ -240,15 +240,24 @@ pub(crate) async fn pump_in(mut recv: RecvStream, tx: mpsc::Sender<Incoming>, si
 }
 
 /// Write what a stream's sender puts in `outbox` to `send` as frames, and FIN once it
-/// ends its side. A peer that stops reading closes the outbox (later sends fail).
+/// ends its side. A peer that stops reading (STOP_SENDING) closes the outbox: later
+/// sends fail, and `Outbound::closed` resolves.
 pub(crate) async fn pump_out(outbox: Arc<Outbox>, mut send: SendStream, side: Side) {
     let mut frames = Vec::new();
     let mut out = Vec::new();
     loop {
         frames.clear();
         if !outbox.take_into(&mut frames) {
-            outbox.ready().await;
-            continue;
+            // A peer that stops reading (or goes away) while the handler has nothing
+            // to send closes the outbox too, so a handler waiting for its stream's
+            // end (a health watch between changes) learns at once.
+            tokio::select! {
+                () = outbox.ready() => continue,
+                _ = send.stopped() => {
+                    outbox.close("the peer stopped reading this stream");
+                    return;
+                }
+            }
         }
         out.clear();
         let mut ended = None;

@@ -13,6 +13,7 @@ pub mod http_request;
 pub mod jsonrpc;
 pub mod kitchen_reader;
 pub mod node_framing;
+pub mod quic_stream;
 pub mod reader;
 pub mod roundtrip;
 pub mod stream_dispatch;
@@ -23,7 +24,7 @@ pub mod zap_conn;
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 12] = [
+pub const ALL: [(&str, Body); 13] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -36,4 +37,5 @@ pub const ALL: [(&str, Body); 12] = [
     ("http_request", http_request::run),
     ("zap_conn", zap_conn::run),
     ("ws_session", ws_session::run),
+    ("quic_stream", quic_stream::run),
 ];
