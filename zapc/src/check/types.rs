@@ -68,7 +68,9 @@ fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
     match suggest::closest(name, builtins.chain(declared)) {
         Some(known) => format!("did you mean `{known}`?"),
         None => "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes \
-                 bytes_fixed[N] list<T>; other types must be declared in this file"
+                 bytes_fixed[N] list<T>; other types are declared in this file, or in a file \
+                 of another package that it imports (`pkg.Type`): zapc does not gather the \
+                 other files of a package, as the Go zapgen does"
             .to_owned(),
     }
 }
