@@ -244,3 +244,47 @@ where
         "JSON round trip changed the value:\n{v:?}\n{text}\n{back:?}"
     );
 }
+
+thread_local! {
+    /// The runtime of the targets that serve a connection: current-thread, on tokio's
+    /// paused clock, so that a path waiting on a timeout ends at once.
+    static PAUSED: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a tokio runtime");
+}
+
+/// Serve one in-memory connection with `serve` (given the server's end) on the paused
+/// clock, write each of `sent` from the client's end without closing it, and read
+/// until the server closes: what it wrote. The server may close before taking every
+/// byte (a refusal). Panics if the connection's task panics.
+pub fn over_duplex<F, Fut>(serve: F, sent: &[&[u8]]) -> Vec<u8>
+where
+    F: FnOnce(tokio::io::DuplexStream) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    PAUSED.with(|rt| {
+        rt.block_on(async {
+            let (client, server) = tokio::io::duplex(16 << 10);
+            let (mut from_server, mut to_server) = tokio::io::split(client);
+            let served = tokio::spawn(serve(server));
+            let write = async {
+                for bytes in sent {
+                    if to_server.write_all(bytes).await.is_err() {
+                        return;
+                    }
+                }
+            };
+            let mut answer = Vec::new();
+            let (read, ()) = tokio::join!(from_server.read_to_end(&mut answer), write);
+            read.expect("read the server's answer");
+            drop(to_server);
+            served
+                .await
+                .expect("the connection task ends without a panic");
+            answer
+        })
+    })
+}

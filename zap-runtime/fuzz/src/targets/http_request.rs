@@ -23,7 +23,6 @@ use std::sync::{Arc, OnceLock};
 
 use base64::Engine as _;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use zap_runtime::cap::{issue, Issuance, Policy, Scheme, SigningKey};
 use zap_runtime::http::{serve_stream, AllowedHosts, HttpConfig};
 use zap_runtime::{Authorizer, Service};
@@ -93,39 +92,14 @@ pub fn config(control: u8) -> HttpConfig {
     config
 }
 
-thread_local! {
-    static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .expect("a tokio runtime");
-}
-
 /// What the server writes back for `sent` on one connection.
 pub fn exchange(config: HttpConfig, sent: &[u8]) -> Vec<u8> {
-    RUNTIME.with(|rt| {
-        rt.block_on(async {
-            let (client, server) = tokio::io::duplex(16 << 10);
-            let (mut from_server, mut to_server) = tokio::io::split(client);
-            let service = Arc::new(StoreService::new(EchoStore));
-            let served = tokio::spawn(serve_stream(service, config, server));
-            // The client does not close its side (hyper ends a connection whose peer
-            // half-closes without answering): the server closes once it has answered
-            // everything and its idle (header-read) timeout passes, at once on the
-            // paused clock. It may close before taking all the bytes (a refusal).
-            let write = async {
-                let _ = to_server.write_all(sent).await;
-            };
-            let mut answer = Vec::new();
-            let (read, ()) = tokio::join!(from_server.read_to_end(&mut answer), write);
-            drop(to_server);
-            read.expect("read the server's answer");
-            served
-                .await
-                .expect("the connection task ends without a panic");
-            answer
-        })
-    })
+    // The client does not close its side (hyper ends a connection whose peer
+    // half-closes without answering): the server closes once it has answered
+    // everything and its idle (header-read) timeout passes, at once on the paused
+    // clock.
+    let service = Arc::new(StoreService::new(EchoStore));
+    crate::support::over_duplex(|server| serve_stream(service, config, server), &[sent])
 }
 
 /// The statuses this server answers with (hyper's own for malformed requests among

@@ -21,7 +21,6 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use zap_runtime::http::{serve_stream, HttpConfig};
 use zap_runtime::stream::{StreamIo, Streaming};
 use zap_runtime::{json, Builder, Bytes, CallError, MethodInfo, Reply, Service};
@@ -141,35 +140,12 @@ pub fn frame(head: u8, payload: &[u8]) -> Vec<u8> {
     [&[head][..], &len.to_le_bytes(), payload].concat()
 }
 
-thread_local! {
-    static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .expect("a tokio runtime");
-}
-
 /// What the server writes back for the upgrade and then `frames` on one connection.
 pub fn exchange(config: HttpConfig, frames: &[u8]) -> Vec<u8> {
-    RUNTIME.with(|rt| {
-        rt.block_on(async {
-            let (client, server) = tokio::io::duplex(16 << 10);
-            let (mut from_server, mut to_server) = tokio::io::split(client);
-            let served = tokio::spawn(serve_stream(Arc::new(Ticker), config, server));
-            let write = async {
-                let _ = to_server.write_all(UPGRADE).await;
-                let _ = to_server.write_all(frames).await;
-            };
-            let mut answer = Vec::new();
-            let (read, ()) = tokio::join!(from_server.read_to_end(&mut answer), write);
-            read.expect("read the server's answer");
-            drop(to_server);
-            served
-                .await
-                .expect("the connection task ends without a panic");
-            answer
-        })
-    })
+    crate::support::over_duplex(
+        |server| serve_stream(Arc::new(Ticker), config, server),
+        &[UPGRADE, frames],
+    )
 }
 
 /// The server's frames after its `101`: (opcode, payload) each, or a panic at the first

@@ -20,7 +20,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use zap_runtime::frame::{detect, Direction, FrameDecoder, Framing};
 use zap_runtime::rpc::Response;
 use zap_runtime::server::{serve_stream, CancellationToken, ServerConfig};
@@ -140,42 +139,15 @@ pub fn config(control: u8) -> ServerConfig {
     config
 }
 
-thread_local! {
-    static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .start_paused(true)
-        .build()
-        .expect("a tokio runtime");
-}
-
 /// What the server writes back for `sent` on one connection.
 pub fn exchange(config: ServerConfig, sent: &[u8]) -> Vec<u8> {
-    RUNTIME.with(|rt| {
-        rt.block_on(async {
-            let (client, server) = tokio::io::duplex(16 << 10);
-            let (mut from_server, mut to_server) = tokio::io::split(client);
-            let served = tokio::spawn(serve_stream(
-                Arc::new(Streamer),
-                config,
-                server,
-                CancellationToken::new(),
-            ));
-            // The client does not close its side (the server would end the streams at
-            // once): the server closes when its idle timeout passes, at once on the
-            // paused clock, or earlier on a framing error, maybe before taking every byte.
-            let write = async {
-                let _ = to_server.write_all(sent).await;
-            };
-            let mut answer = Vec::new();
-            let (read, ()) = tokio::join!(from_server.read_to_end(&mut answer), write);
-            read.expect("read the server's answer");
-            drop(to_server);
-            served
-                .await
-                .expect("the connection task ends without a panic");
-            answer
-        })
-    })
+    // The client does not close its side (the server would end the streams at once):
+    // the server closes when its idle timeout passes, at once on the paused clock, or
+    // earlier on a framing error.
+    crate::support::over_duplex(
+        |server| serve_stream(Arc::new(Streamer), config, server, CancellationToken::new()),
+        &[sent],
+    )
 }
 
 /// The statuses a ZAP server answers with.
