@@ -224,31 +224,19 @@ async fn under_a_policy_reflection_and_health_need_a_grant() {
 
 #[tokio::test]
 async fn over_quic_as_over_tcp() {
-    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig, QuicServer};
-    use zap_runtime::tls::{ClientTls, ServerTls};
+    use crate::quic_support::{client_tls, QuicTest};
+    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig};
     let pki = crate::pki::Pki::new();
-    let tls = ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
-        .build()
-        .unwrap();
     let readiness = Readiness::new();
-    let server = QuicServer::bind(
-        "127.0.0.1:0".parse().unwrap(),
+    let server = QuicTest::any_port(
+        &pki,
         Arc::new(Calc::default()),
-        &tls,
         QuicConfig {
             readiness: readiness.clone(),
             ..QuicConfig::default()
         },
-    )
-    .unwrap();
-    let addr = server.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(server.run(stop.clone()));
-    let client_tls = ClientTls::builder("localhost")
-        .ca_pem_file(pki.path("ca.pem"))
-        .build()
-        .unwrap();
-    let client = QuicClient::connect(addr, &client_tls, QuicClientConfig::default())
+    );
+    let client = QuicClient::connect(server.addr, &client_tls(&pki), QuicClientConfig::default())
         .await
         .unwrap();
     let description = builtin::describe(&client).await.unwrap();
@@ -261,6 +249,13 @@ async fn over_quic_as_over_tcp() {
     assert_eq!(watch.next().await.unwrap(), Some(HealthStatus::Serving));
     readiness.set_draining();
     assert_eq!(watch.next().await.unwrap(), Some(HealthStatus::NotServing));
+    // The shutdown ends the stream at once (the drain waits for calls, not streams:
+    // its timeout is 10 s).
+    let stopped = tokio::spawn(server.stop());
+    let ended = tokio::time::timeout(Duration::from_secs(5), watch.next())
+        .await
+        .expect("the watch ends when the shutdown begins");
+    assert!(matches!(ended, Ok(None)), "{ended:?}");
+    stopped.await.unwrap();
     client.close().await;
-    stop.cancel();
 }

@@ -686,28 +686,13 @@ async fn json_rpc_over_http_drops_the_handler_of_a_closed_connection() {
 
 #[tokio::test]
 async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
-    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig, QuicServer};
-    use zap_runtime::tls::{ClientTls, ServerTls};
+    use crate::quic_support::{client_tls, QuicTest};
+    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig};
     let pki = crate::pki::Pki::new();
-    let tls = ServerTls::from_pem_files(pki.path("server.pem"), pki.path("server.key"))
-        .build()
-        .unwrap();
+    let client_tls = client_tls(&pki);
     let hop = Arc::new(Hop::default());
-    let server = QuicServer::bind(
-        "127.0.0.1:0".parse().unwrap(),
-        Arc::clone(&hop),
-        &tls,
-        QuicConfig::default(),
-    )
-    .unwrap();
-    let addr = server.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(server.run(stop.clone()));
-    let client_tls = ClientTls::builder("localhost")
-        .ca_pem_file(pki.path("ca.pem"))
-        .build()
-        .unwrap();
-    let client = QuicClient::connect(addr, &client_tls, QuicClientConfig::default())
+    let server = QuicTest::any_port(&pki, Arc::clone(&hop), QuicConfig::default());
+    let client = QuicClient::connect(server.addr, &client_tls, QuicClientConfig::default())
         .await
         .unwrap();
     // A deadline that passes in the handler: 504, the handler dropped.
@@ -750,25 +735,20 @@ async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
         hop.dropped.load(Ordering::SeqCst) == 2
     })
     .await;
-    stop.cancel();
+    server.stop().await;
 
     // Load shedding over QUIC: one slow call fills a limit of one; a burst is refused.
     let limit = LoadLimit::new(1);
     let shedding = Arc::new(Hop::default());
-    let server = QuicServer::bind(
-        "127.0.0.1:0".parse().unwrap(),
+    let server = QuicTest::any_port(
+        &pki,
         Arc::clone(&shedding),
-        &tls,
         QuicConfig {
             load_limit: Some(limit.clone()),
             ..QuicConfig::default()
         },
-    )
-    .unwrap();
-    let addr = server.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(server.run(stop.clone()));
-    let client = QuicClient::connect(addr, &client_tls, QuicClientConfig::default())
+    );
+    let client = QuicClient::connect(server.addr, &client_tls, QuicClientConfig::default())
         .await
         .unwrap();
     let slow = {
@@ -785,7 +765,7 @@ async fn quic_drops_a_handler_at_its_deadline_and_when_its_caller_gives_up() {
         .unwrap()
         .expect("the call under the limit is answered");
     client.call(WAIT, &one).await.unwrap();
-    stop.cancel();
+    server.stop().await;
 }
 
 #[tokio::test]

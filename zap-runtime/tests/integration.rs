@@ -21,6 +21,8 @@ mod pki;
 mod python;
 #[path = "support/python_crypto.rs"]
 mod python_crypto;
+#[path = "support/quic.rs"]
+mod quic_support;
 mod server_support;
 
 mod build;
@@ -41,6 +43,7 @@ mod ipc;
 mod node_framing_prop;
 mod node_transport;
 mod read_limit;
+mod reconnecting;
 mod server_calls;
 mod server_hostile;
 mod server_limits;

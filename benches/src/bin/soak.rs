@@ -17,7 +17,8 @@
 //! * WebSocket subscribers to `newHeads` on `--http` (`--subscribers`), each checking
 //!   that the heads it gets are consecutive, and subscribing again when its socket
 //!   closes;
-//! * ZAP over QUIC to each `--quic` address (TLS trusting `--ca`), reconnecting.
+//! * ZAP over QUIC to each `--quic` address (TLS trusting `--ca`), a reconnecting
+//!   connection each, `eth_getBalance` sent again after a lost connection as over TCP.
 //!
 //! Every 10 s a line of counts goes to stdout; at the end the totals go to `--report`
 //! (JSON). Any wrong answer ends the run with status 1 at once: a soak may lose
@@ -38,7 +39,7 @@ use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
 use zap_runtime::client::{ClientConfig, ReconnectConfig, Reconnecting, Retry};
-use zap_runtime::quic::{QuicClient, QuicClientConfig};
+use zap_runtime::quic::QuicClientConfig;
 use zap_runtime::tls::ClientTls;
 use zap_runtime::{ClientError, Transport};
 
@@ -184,52 +185,45 @@ async fn zap(addr: SocketAddr, callers: u64, end: Instant, counts: Arc<Counts>) 
     }
 }
 
-/// ZAP over QUIC to `addr`: callers on one connection, made again when it fails.
+/// ZAP over QUIC to `addr`: callers on one reconnecting connection until `end`, the
+/// idempotent call sent again after a connection failure, as over ZAP/TCP.
 async fn quic(addr: SocketAddr, tls: ClientTls, callers: u64, end: Instant, counts: Arc<Counts>) {
-    let mut caller_base = 1 << 20;
-    while Instant::now() < end {
-        let connected = QuicClient::connect(
-            addr,
-            &tls,
-            QuicClientConfig {
-                call_timeout: Duration::from_secs(10),
-                ..QuicClientConfig::default()
-            },
-        )
-        .await;
-        let client = match connected {
-            Ok(client) => Arc::new(EthClient::new(client)),
-            Err(e) => {
-                counts.failed("quic", &format!("connect: {}", kind(&e)));
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                continue;
-            }
-        };
-        let tasks: Vec<_> = (0..callers)
-            .map(|caller| {
-                let (client, counts) = (client.clone(), counts.clone());
-                let caller = caller_base + caller;
-                tokio::spawn(async move {
-                    let ledger = Ledger::default();
-                    let mut n = 0;
-                    while Instant::now() < end {
-                        match checked(&client, &ledger, caller, n).await {
-                            Ok(()) => counts.ok("quic", 1),
-                            Err(e) => {
-                                counts.failed("quic", kind(&e));
-                                // The connection failed: make a new one.
-                                return;
-                            }
+    let conn = Reconnecting::quic(
+        addr,
+        tls,
+        QuicClientConfig {
+            call_timeout: Duration::from_secs(10),
+            ..QuicClientConfig::default()
+        },
+        ReconnectConfig {
+            retry: Retry::idempotent(&[EthService::<LedgerEth>::GET_BALANCE], 5),
+            ..ReconnectConfig::default()
+        },
+    );
+    conn.connected(Duration::from_secs(30)).await;
+    let client = Arc::new(EthClient::new(conn));
+    let tasks: Vec<_> = (0..callers)
+        .map(|caller| {
+            let (client, counts) = (client.clone(), counts.clone());
+            let caller = (1 << 20) + caller;
+            tokio::spawn(async move {
+                let ledger = Ledger::default();
+                let mut n = 0;
+                while Instant::now() < end {
+                    match checked(&client, &ledger, caller, n).await {
+                        Ok(()) => counts.ok("quic", 1),
+                        Err(e) => {
+                            counts.failed("quic", kind(&e));
+                            tokio::time::sleep(Duration::from_millis(20)).await;
                         }
-                        n += 1;
                     }
-                })
+                    n += 1;
+                }
             })
-            .collect();
-        for task in tasks {
-            let _ = task.await;
-        }
-        caller_base += callers;
+        })
+        .collect();
+    for task in tasks {
+        let _ = task.await;
     }
 }
 

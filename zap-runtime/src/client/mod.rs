@@ -31,7 +31,7 @@ pub mod reconnect;
 mod shared;
 
 pub use balance::{BalanceConfig, Balanced, EndpointHealth};
-pub use reconnect::{ReconnectConfig, Reconnecting, Retry};
+pub use reconnect::{Connection, ReconnectConfig, Reconnecting, Retry};
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -1,8 +1,11 @@
 //! A client that survives its server's restarts: [`Reconnecting`] keeps one
-//! [`Client`] connection to an address, reconnects with jittered, bounded exponential
-//! backoff when it is lost, fails calls at once with [`ClientError::Closed`] while there
-//! is none, and retries the calls of the methods the caller declares idempotent.
+//! connection to an address (a ZAP/TCP [`Client`], or a `QuicClient` with
+//! `Reconnecting::quic`), reconnects with jittered, bounded exponential backoff when it
+//! is lost, fails calls at once with [`ClientError::Closed`] while there is none, and
+//! retries the calls of the methods the caller declares idempotent.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::task::Waker;
@@ -51,10 +54,49 @@ pub(crate) fn is_connection(error: &ClientError) -> bool {
     )
 }
 
+/// A connection a [`Reconnecting`] client keeps up: the ZAP/TCP [`Client`] or, with the
+/// `quic` feature, the `QuicClient`. Sealed: the reconnecting client knows how to make
+/// each.
+pub trait Connection: Transport + Clone + core::fmt::Debug + sealed::Sealed + 'static {
+    /// Whether the connection has closed (a call on it would fail at once).
+    fn is_closed(&self) -> bool;
+    /// Resolves when the connection closes, for whatever reason.
+    fn closed(&self) -> impl Future<Output = ()> + Send;
+}
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Client {}
+    #[cfg(feature = "quic")]
+    impl Sealed for crate::quic::QuicClient {}
+}
+
+impl Connection for Client {
+    fn is_closed(&self) -> bool {
+        Client::is_closed(self)
+    }
+
+    fn closed(&self) -> impl Future<Output = ()> + Send {
+        Client::closed(self)
+    }
+}
+
+#[cfg(feature = "quic")]
+impl Connection for crate::quic::QuicClient {
+    fn is_closed(&self) -> bool {
+        crate::quic::QuicClient::is_closed(self)
+    }
+
+    fn closed(&self) -> impl Future<Output = ()> + Send {
+        crate::quic::QuicClient::closed(self)
+    }
+}
+
 /// Settings of a [`Reconnecting`] client.
 #[derive(Clone, Debug)]
 pub struct ReconnectConfig {
-    /// Settings of each connection.
+    /// Settings of each ZAP/TCP connection (`Reconnecting::quic` takes the QUIC
+    /// client's settings instead).
     pub client: ClientConfig,
     /// The first wait after a failed connect (default 50 ms); each further failure
     /// doubles it, up to [`ReconnectConfig::backoff_max`]. Each wait is then drawn
@@ -101,17 +143,38 @@ impl ReconnectConfig {
 /// docs](self)). Cloning is cheap and shares the connection; the reconnecting stops
 /// when the last clone is dropped. Implements [`Transport`], so generated client stubs
 /// run on it unchanged.
-#[derive(Clone, Debug)]
-pub struct Reconnecting {
-    state: Arc<State>,
+#[derive(Debug)]
+pub struct Reconnecting<C: Connection = Client> {
+    state: Arc<State<C>>,
     _stop: Arc<DropGuard>,
 }
 
+impl<C: Connection> Clone for Reconnecting<C> {
+    fn clone(&self) -> Self {
+        Reconnecting {
+            state: Arc::clone(&self.state),
+            _stop: Arc::clone(&self._stop),
+        }
+    }
+}
+
+type Connecting<C> = Pin<Box<dyn Future<Output = Result<C, String>> + Send>>;
+
+/// How a [`Reconnecting`] client makes each connection.
+struct Connect<C>(Box<dyn Fn() -> Connecting<C> + Send + Sync>);
+
+impl<C> core::fmt::Debug for Connect<C> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Connect")
+    }
+}
+
 #[derive(Debug)]
-pub(crate) struct State {
+pub(crate) struct State<C> {
     addr: String,
     config: ReconnectConfig,
-    current: RwLock<Option<Client>>,
+    connect: Connect<C>,
+    current: RwLock<Option<C>>,
     /// Why the last connect failed (for the error of calls made while disconnected).
     last_error: Mutex<String>,
     /// Told on every connect and disconnect, and when the server starts draining.
@@ -122,8 +185,8 @@ pub(crate) struct State {
     waker: Mutex<Option<Waker>>,
 }
 
-impl State {
-    fn set(&self, client: Option<Client>) {
+impl<C> State<C> {
+    fn set(&self, client: Option<C>) {
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = client;
         self.changed.notify_waiters();
         self.wake();
@@ -136,15 +199,57 @@ impl State {
     }
 }
 
-impl Reconnecting {
-    /// Start connecting to `addr` (a `host:port`, resolved at every connect) in the
-    /// background and return at once: calls fail with [`ClientError::Closed`] until the
-    /// first connect succeeds ([`Reconnecting::connected`] waits for it). Must be called
-    /// within a tokio runtime.
+impl Reconnecting<Client> {
+    /// Start connecting to `addr` (a `host:port`, resolved at every connect) over
+    /// ZAP/TCP in the background and return at once: calls fail with
+    /// [`ClientError::Closed`] until the first connect succeeds
+    /// ([`Reconnecting::connected`] waits for it). Must be called within a tokio
+    /// runtime.
     pub fn new(addr: impl Into<String>, config: ReconnectConfig) -> Reconnecting {
+        let addr: String = addr.into();
+        let (target, settings) = (addr.clone(), config.client.clone());
+        Reconnecting::start(addr, config, move || {
+            let (target, settings) = (target.clone(), settings.clone());
+            Box::pin(async move {
+                Client::connect_with(target.as_str(), settings)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        })
+    }
+}
+
+#[cfg(feature = "quic")]
+impl Reconnecting<crate::quic::QuicClient> {
+    /// As [`Reconnecting::new`], over QUIC: connect to `addr` with `tls` and the QUIC
+    /// client's `settings` ([`ReconnectConfig::client`] is not used).
+    pub fn quic(
+        addr: std::net::SocketAddr,
+        tls: crate::tls::ClientTls,
+        settings: crate::quic::QuicClientConfig,
+        config: ReconnectConfig,
+    ) -> Reconnecting<crate::quic::QuicClient> {
+        Reconnecting::start(addr.to_string(), config, move || {
+            let (tls, settings) = (tls.clone(), settings.clone());
+            Box::pin(async move {
+                crate::quic::QuicClient::connect(addr, &tls, settings)
+                    .await
+                    .map_err(|e| e.to_string())
+            })
+        })
+    }
+}
+
+impl<C: Connection> Reconnecting<C> {
+    fn start(
+        addr: String,
+        config: ReconnectConfig,
+        connect: impl Fn() -> Connecting<C> + Send + Sync + 'static,
+    ) -> Reconnecting<C> {
         let state = Arc::new(State {
-            addr: addr.into(),
+            addr,
             config,
+            connect: Connect(Box::new(connect)),
             current: RwLock::new(None),
             last_error: Mutex::new("not connected yet".into()),
             changed: Notify::new(),
@@ -165,7 +270,7 @@ impl Reconnecting {
     }
 
     /// The live connection, if there is one now.
-    pub fn client(&self) -> Option<Client> {
+    pub fn client(&self) -> Option<C> {
         let current = self.state.current.read().unwrap_or_else(|e| e.into_inner());
         current.as_ref().filter(|c| !c.is_closed()).cloned()
     }
@@ -229,7 +334,7 @@ impl Reconnecting {
     }
 }
 
-impl Transport for Reconnecting {
+impl<C: Connection> Transport for Reconnecting<C> {
     /// Call on the current connection; while there is none, fail at once with
     /// [`ClientError::Closed`]. Calls of idempotent methods ([`ReconnectConfig::retry`])
     /// that fail on the connection wait for the next one and are sent again.
@@ -266,7 +371,7 @@ impl Transport for Reconnecting {
 /// Follow the health of `client`'s server while it is connected, in `state.draining`.
 /// A watch that ends after a status (the server's stream idle timeout) is opened again;
 /// one that ends without any (a server without the health methods) is not.
-async fn watch_health(state: &State, client: &Client) {
+async fn watch_health<C: Connection>(state: &State<C>, client: &C) {
     if !state.config.watch_health {
         return;
     }
@@ -294,11 +399,11 @@ async fn watch_health(state: &State, client: &Client) {
 
 /// Keep a connection up until `stop`: connect, wait for it to close, back off after
 /// failed connects, connect again.
-async fn supervise(state: Arc<State>, stop: CancellationToken) {
+async fn supervise<C: Connection>(state: Arc<State<C>>, stop: CancellationToken) {
     let config = &state.config;
     let mut failures = 0;
     loop {
-        let connect = Client::connect_with(state.addr.as_str(), config.client.clone());
+        let connect = (state.connect.0)();
         let connected = tokio::select! {
             () = stop.cancelled() => return,
             connected = connect => connected,

@@ -117,6 +117,19 @@ impl QuicClient {
         self.connection.remote_address()
     }
 
+    /// Whether the connection has closed (by either side, or its idle timeout).
+    pub fn is_closed(&self) -> bool {
+        self.connection.close_reason().is_some()
+    }
+
+    /// Resolves when the connection closes, for whatever reason.
+    pub fn closed(&self) -> impl std::future::Future<Output = ()> + Send + '_ {
+        let closed = self.connection.closed();
+        async move {
+            closed.await;
+        }
+    }
+
     /// Close the connection (calls in flight fail) and wait until the server knows.
     pub async fn close(&self) {
         self.connection.close(0u32.into(), b"client closing");

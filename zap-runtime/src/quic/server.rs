@@ -42,7 +42,9 @@ pub struct QuicConfig {
     /// Messages waiting for a stream's handler (default 16); past it the peer's sends
     /// wait on QUIC's flow control for that stream alone.
     pub stream_queue: usize,
-    /// After shutdown, how long calls and streams in flight may take (default 10 s).
+    /// After shutdown, how long calls in flight may take (default 10 s). Streams end
+    /// when the shutdown begins: their handlers are dropped and each peer sees its
+    /// stream end.
     pub drain_timeout: Duration,
     /// A stream whose first frame (op and envelope) has not fully arrived in this long
     /// is reset (default 60 s): a silent or trickling stream holds one of
@@ -252,10 +254,18 @@ async fn serve<S: Service>(
         };
         let (service, config, pool) =
             (Arc::clone(&service), Arc::clone(&config), Arc::clone(&pool));
-        streams.spawn(serve_stream(service, send, recv, config, pool));
+        streams.spawn(serve_stream(
+            service,
+            send,
+            recv,
+            config,
+            pool,
+            shutdown.clone(),
+        ));
         while streams.try_join_next().is_some() {}
     }
-    // Shutdown: what is in flight finishes (or is dropped at the drain timeout).
+    // Shutdown: the calls in flight finish (or are dropped at the drain timeout); the
+    // streams have ended with it.
     let drained = tokio::time::timeout(config.drain_timeout, async {
         while streams.join_next().await.is_some() {}
     })
@@ -266,13 +276,16 @@ async fn serve<S: Service>(
     connection.close(0u32.into(), b"server shutting down");
 }
 
-/// One QUIC stream: a call or a stream, by its first frame's op.
+/// One QUIC stream: a call or a stream, by its first frame's op. A ZAP stream ends
+/// when `shutdown` begins (its handler dropped), as it does when a ZAP/TCP connection
+/// closes; a call is left to finish.
 async fn serve_stream<S: Service>(
     service: Arc<S>,
     mut send: SendStream,
     mut recv: RecvStream,
     config: Arc<Settings>,
     pool: Arc<BuilderPool>,
+    shutdown: CancellationToken,
 ) {
     let first = tokio::time::timeout(
         config.first_frame_timeout,
@@ -285,7 +298,7 @@ async fn serve_stream<S: Service>(
             return answer(&*service, send, envelope, &config, &pool).await;
         }
         Ok(Ok((OP_STREAM, envelope))) => {
-            return open_stream(service, send, recv, envelope, &config).await;
+            return open_stream(service, send, recv, envelope, &config, shutdown).await;
         }
         Ok(Ok((other, _))) => format!("unknown op {other}"),
         Ok(Err(e)) => format!("its first frame: {e}"),
@@ -419,6 +432,7 @@ async fn open_stream<S: Service>(
     recv: RecvStream,
     envelope: Bytes,
     config: &Settings,
+    shutdown: CancellationToken,
 ) {
     let req = match Request::parse(&envelope) {
         Ok(req) => req,
@@ -457,7 +471,8 @@ async fn open_stream<S: Service>(
     let open = crate::owned::share(&envelope, req.payload);
     let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, config.max_frame));
     let (tx, rx) = stream::queue(config.stream_queue);
-    let io = StreamIo::new(req.promise_id, rx, Arc::clone(&outbox));
+    let mut io = StreamIo::new(req.promise_id, rx, Arc::clone(&outbox));
+    let end = io.end_handle();
     let name = method.name;
     tokio::spawn(super::pump_in(recv, tx, config.side.clone()));
     let out = tokio::spawn(super::pump_out(
@@ -467,12 +482,17 @@ async fn open_stream<S: Service>(
     ));
     let run =
         crate::builtin::serve::stream(service, req.method, open, io, context, &config.readiness);
-    if let Err(e) = run.await {
-        tracing::debug!(
-            method = name,
-            "quic: stream handler ended with an error: {}",
-            e.message
-        );
+    tokio::select! {
+        biased;
+        // The server shuts down: the stream ends with it.
+        () = shutdown.cancelled() => end.end(None),
+        done = run => if let Err(e) = done {
+            tracing::debug!(
+                method = name,
+                "quic: stream handler ended with an error: {}",
+                e.message
+            );
+        },
     }
     // The stream's end (with the handler's outcome) is in the outbox: let it go out.
     let _ = out.await;
