@@ -323,3 +323,39 @@ fn a_missing_file_among_folders_is_reported_and_check_goes_on() {
     assert!(stderr(&output).starts_with("cannot read schemas/no_such.zap:"));
     assert!(stdout(&output).contains("ok: schemas/eth.zap"));
 }
+
+/// The Go zapgen's own test schemas (beside the Go peer's sources).
+fn zapgen_testdata(name: &str) -> String {
+    let path = format!("../shared/peers/zap-go/zapgen/testdata/{name}");
+    assert!(
+        Path::new(WORKSPACE).join(&path).is_file(),
+        "{path} not found (the Go peer's sources, beside this checkout)"
+    );
+    path
+}
+
+#[test]
+#[ignore = "needs the Go peer's sources in ../shared/peers/zap-go: cargo test -p zapc --test cli zapgen_ -- --ignored"]
+fn zapgen_testdata_is_read_or_refused_with_the_fix() {
+    let echo = zapgen_testdata("echo.zap");
+    let output = zapc(&["check", &echo]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        format!("ok: {echo} (2 structs, 1 interface)\n")
+    );
+
+    // basetx.zap uses two structs declared in other files of its Go package: zapc names
+    // each and says how to give it.
+    let output = zapc(&["check", &zapgen_testdata("basetx.zap")]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    for missing in ["TransferableOutput", "TransferableInput"] {
+        assert!(
+            err.contains(&format!("unknown type `{missing}`"))
+                && err.contains(&format!("then `pkg.{missing}`")),
+            "{err}"
+        );
+    }
+    assert!(err.contains("2 errors"), "{err}");
+}

@@ -67,10 +67,16 @@ fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
         .chain(file.enums().map(|e| e.name.text.as_str()));
     match suggest::closest(name, builtins.chain(declared)) {
         Some(known) => format!("did you mean `{known}`?"),
-        None => "built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes \
-                 bytes_fixed[N] list<T>; other types are declared in this file, or in a file \
-                 of another package that it imports (`pkg.Type`): zapc does not gather the \
-                 other files of a package, as the Go zapgen does"
-            .to_owned(),
+        None if name.contains('.') => format!(
+            "`{name}` is not declared in the imported file of its package. Built-in types: \
+             bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes bytes_fixed[N] list<T>"
+        ),
+        None => format!(
+            "`{name}` is declared neither in this file nor in a file it imports: declare it \
+             here, or import the file that declares it (`import \"file.zap\"`, then \
+             `pkg.{name}`); zapc does not take it from other files of the same package as \
+             the Go zapgen does. Built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 \
+             f64 text bytes bytes_fixed[N] list<T>"
+        ),
     }
 }
