@@ -38,7 +38,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::TcpStream;
-use zap_runtime::client::{ClientConfig, ReconnectConfig, Reconnecting, Retry};
+use zap_runtime::client::{ClientConfig, Connection, ReconnectConfig, Reconnecting, Retry};
 use zap_runtime::quic::QuicClientConfig;
 use zap_runtime::tls::ClientTls;
 use zap_runtime::{ClientError, Transport};
@@ -159,30 +159,7 @@ async fn zap(addr: SocketAddr, callers: u64, end: Instant, counts: Arc<Counts>) 
             ..ReconnectConfig::default()
         },
     );
-    conn.connected(Duration::from_secs(30)).await;
-    let client = Arc::new(EthClient::new(conn));
-    let tasks: Vec<_> = (0..callers)
-        .map(|caller| {
-            let (client, counts) = (client.clone(), counts.clone());
-            tokio::spawn(async move {
-                let ledger = Ledger::default();
-                let mut n = 0;
-                while Instant::now() < end {
-                    match checked(&client, &ledger, caller, n).await {
-                        Ok(()) => counts.ok("zap", 1),
-                        Err(e) => {
-                            counts.failed("zap", kind(&e));
-                            tokio::time::sleep(Duration::from_millis(20)).await;
-                        }
-                    }
-                    n += 1;
-                }
-            })
-        })
-        .collect();
-    for task in tasks {
-        let _ = task.await;
-    }
+    on_connection(conn, "zap", 0, callers, end, counts).await;
 }
 
 /// ZAP over QUIC to `addr`: callers on one reconnecting connection until `end`, the
@@ -200,20 +177,33 @@ async fn quic(addr: SocketAddr, tls: ClientTls, callers: u64, end: Instant, coun
             ..ReconnectConfig::default()
         },
     );
+    on_connection(conn, "quic", 1 << 20, callers, end, counts).await;
+}
+
+/// `callers` tasks calling through `conn` until `end`, counted as `label`; callers are
+/// numbered from `first` (their numbers pick the accounts and make the request ids).
+/// A failed call is counted and the caller goes on after 20 ms.
+async fn on_connection<C: Connection>(
+    conn: Reconnecting<C>,
+    label: &'static str,
+    first: u64,
+    callers: u64,
+    end: Instant,
+    counts: Arc<Counts>,
+) {
     conn.connected(Duration::from_secs(30)).await;
     let client = Arc::new(EthClient::new(conn));
-    let tasks: Vec<_> = (0..callers)
+    let tasks: Vec<_> = (first..first + callers)
         .map(|caller| {
             let (client, counts) = (client.clone(), counts.clone());
-            let caller = (1 << 20) + caller;
             tokio::spawn(async move {
                 let ledger = Ledger::default();
                 let mut n = 0;
                 while Instant::now() < end {
                     match checked(&client, &ledger, caller, n).await {
-                        Ok(()) => counts.ok("quic", 1),
+                        Ok(()) => counts.ok(label, 1),
                         Err(e) => {
-                            counts.failed("quic", kind(&e));
+                            counts.failed(label, kind(&e));
                             tokio::time::sleep(Duration::from_millis(20)).await;
                         }
                     }
