@@ -54,6 +54,10 @@ fn imported_namesake<'a>(symbols: &crate::resolve::Symbols<'a>, name: &str) -> O
     found.first().copied()
 }
 
+/// The end of an unknown type's hint when no name is close.
+const BUILT_IN_TYPES: &str =
+    "Built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes bytes_fixed[N] list<T>";
+
 /// Suggest the closest known type name, or list the built-in types.
 fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
     let builtins = Scalar::ALL
@@ -68,15 +72,13 @@ fn unknown_type_hint(name: &str, file: &SchemaFile) -> String {
     match suggest::closest(name, builtins.chain(declared)) {
         Some(known) => format!("did you mean `{known}`?"),
         None if name.contains('.') => format!(
-            "`{name}` is not declared in the imported file of its package. Built-in types: \
-             bool u8 u16 u32 u64 i8 i16 i32 i64 f32 f64 text bytes bytes_fixed[N] list<T>"
+            "`{name}` is not declared in the imported file of its package. {BUILT_IN_TYPES}"
         ),
         None => format!(
             "`{name}` is declared neither in this file nor in a file it imports: declare it \
              here, or import the file that declares it (`import \"file.zap\"`, then \
              `pkg.{name}`); zapc does not take it from other files of the same package as \
-             the Go zapgen does. Built-in types: bool u8 u16 u32 u64 i8 i16 i32 i64 f32 \
-             f64 text bytes bytes_fixed[N] list<T>"
+             the Go zapgen does. {BUILT_IN_TYPES}"
         ),
     }
 }
