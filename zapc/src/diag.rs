@@ -206,9 +206,26 @@ impl Diagnostics {
         for item in &self.items {
             emit(&mut out, &self.source_name, &self.source, item);
         }
-        let summary = match self.items.len() {
-            1 => format!("{}: 1 error\n", self.source_name),
-            n => format!("{}: {n} errors\n", self.source_name),
+        let count = |severity, one: &str, many: &str| match self
+            .items
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+        {
+            0 => None,
+            1 => Some(format!("1 {one}")),
+            n => Some(format!("{n} {many}")),
+        };
+        let counts: Vec<String> = [
+            count(Severity::Error, "error", "errors"),
+            count(Severity::Warning, "warning", "warnings"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        let summary = match counts.is_empty() {
+            true => format!("{}: 0 errors\n", self.source_name),
+            false => format!("{}: {}\n", self.source_name, counts.join(", ")),
         };
         out.extend_from_slice(summary.as_bytes());
         String::from_utf8_lossy(&out).into_owned()

@@ -78,6 +78,19 @@ pub(crate) fn load_with_tree(
 /// Read `path` and load it with the files it imports (relative to its directory), naming
 /// it in diagnostics as the path was given.
 pub fn load_file(path: &Path) -> Result<ir::Schema, LoadError> {
+    load_file_with_tree(path).map(|loaded| loaded.schema)
+}
+
+/// A file loaded with what the tools that look at its spelling need: its text and its
+/// syntax tree beside the checked schema.
+pub(crate) struct LoadedFile {
+    pub text: String,
+    pub tree: SchemaFile,
+    pub schema: ir::Schema,
+}
+
+/// As [`load_file`], with the file's text and syntax tree.
+pub(crate) fn load_file_with_tree(path: &Path) -> Result<LoadedFile, LoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
         path: path.to_owned(),
         source,
@@ -89,7 +102,9 @@ pub fn load_file(path: &Path) -> Result<ir::Schema, LoadError> {
         dir
     };
     let canonical = std::fs::canonicalize(path).ok();
-    Loader::new(true).load(&path.display().to_string(), &text, dir, canonical)
+    let (tree, schema) =
+        Loader::new(true).load_with_tree(&path.display().to_string(), &text, dir, canonical)?;
+    Ok(LoadedFile { text, tree, schema })
 }
 
 impl std::fmt::Debug for LoadError {

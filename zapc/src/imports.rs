@@ -58,19 +58,7 @@ impl Loader {
 
     /// Load `text`, named `display` in diagnostics, whose imports are relative to `dir`;
     /// `canonical` is the file's own path when it is a file (so importing it back is a
-    /// cycle).
-    pub(crate) fn load(
-        &mut self,
-        display: &str,
-        text: &str,
-        dir: &Path,
-        canonical: Option<PathBuf>,
-    ) -> Result<ir::Schema, LoadError> {
-        self.load_with_tree(display, text, dir, canonical)
-            .map(|(_, schema)| schema)
-    }
-
-    /// As [`Loader::load`], with the file's syntax tree (parsed once for both).
+    /// cycle). Returns the file's syntax tree beside its schema (parsed once for both).
     pub(crate) fn load_with_tree(
         &mut self,
         display: &str,

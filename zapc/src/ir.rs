@@ -139,6 +139,16 @@ pub struct Struct {
     pub reserved: Vec<Field>,
 }
 
+impl Struct {
+    /// The field or reserved slot named `name`.
+    pub fn slot_named(&self, name: &str) -> Option<&Field> {
+        self.fields
+            .iter()
+            .chain(&self.reserved)
+            .find(|f| f.name == name)
+    }
+}
+
 /// One field of a struct.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Field {

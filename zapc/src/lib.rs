@@ -85,9 +85,11 @@ mod resolve;
 pub mod codegen;
 pub mod compat;
 mod config;
+pub mod export;
 pub mod fmt;
 pub mod ir;
 pub mod openrpc;
+pub mod portable;
 mod sources;
 
 // Slot placement, for `#[derive(Zap)]` (which lays out a Rust struct by the schema's

@@ -84,7 +84,7 @@ fn usage_errors_exit_with_2() {
 #[test]
 fn every_subcommand_has_help_with_an_example() {
     for subcommand in [
-        "check", "layout", "generate", "encode", "decode", "openrpc", "compat",
+        "check", "layout", "generate", "encode", "decode", "openrpc", "compat", "export",
     ] {
         let output = zapc(&[subcommand, "--help"]);
         assert_eq!(output.status.code(), Some(0));

@@ -1,9 +1,10 @@
-//! `zapc check PATHS...`: validate schemas, print every error.
+//! `zapc check [--portable] PATHS...`: validate schemas, print every error (and, with
+//! `--portable`, what the other ZAP compilers would not read).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use zapc::{ir, load_file};
+use zapc::{ir, load_file, portable};
 
 use super::inputs::{schema_files, Depth};
 
@@ -13,12 +14,20 @@ use super::inputs::{schema_files, Depth};
 /// Exits with 0 when all files are valid, 1 otherwise.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  zapc check schemas/eth.zap schemas/lists.zap\n  zapc check schemas/              # every .zap file in schemas/"
+    after_help = "Examples:\n  zapc check schemas/eth.zap schemas/lists.zap\n  zapc check schemas/              # every .zap file in schemas/\n  zapc check --portable --deny-warnings shared/   # one schema for Go and TypeScript too"
 )]
 pub struct Args {
     /// Schema files, or folders whose `*.zap` files are all checked.
     #[arg(required = true, value_name = "PATHS")]
     paths: Vec<PathBuf>,
+    /// Also warn about every construct the Go and TypeScript `zapgen` do not read, or
+    /// whose bytes their generated builders write differently, each with the fix or what
+    /// `zapc export` writes instead.
+    #[arg(long)]
+    portable: bool,
+    /// Fail (exit 1) when there is a warning, as for an error.
+    #[arg(long)]
+    deny_warnings: bool,
 }
 
 /// Check every file (all of them, even after a failure).
@@ -37,6 +46,20 @@ pub fn run(args: &Args) -> ExitCode {
             Err(error) => {
                 all_valid = false;
                 eprint!("{}", ensure_newline(error.to_string()));
+                continue;
+            }
+        }
+        if args.portable {
+            match portable::portable_warnings(path) {
+                Ok(None) => {}
+                Ok(Some(warnings)) => {
+                    all_valid &= !args.deny_warnings;
+                    eprint!("{warnings}");
+                }
+                Err(error) => {
+                    all_valid = false;
+                    eprint!("{}", ensure_newline(error.to_string()));
+                }
             }
         }
     }

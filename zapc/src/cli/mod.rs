@@ -7,6 +7,7 @@ mod codec;
 mod compat;
 mod describe;
 mod dynamic;
+mod export;
 mod fmt;
 mod generate;
 mod health;
@@ -36,6 +37,7 @@ enum Command {
     Decode(codec::DecodeArgs),
     Openrpc(openrpc::Args),
     Compat(compat::Args),
+    Export(export::Args),
     Fmt(fmt::Args),
     Call(call::Args),
     Describe(describe::Args),
@@ -52,9 +54,22 @@ pub fn run() -> ExitCode {
         Command::Layout(args) => layout::run(&args),
         Command::Openrpc(args) => openrpc::run(&args),
         Command::Compat(args) => compat::run(&args),
+        Command::Export(args) => export::run(&args),
         Command::Fmt(args) => fmt::run(&args),
         Command::Call(args) => call::run(&args),
         Command::Describe(args) => describe::run(&args),
         Command::Health(args) => health::run(&args),
+    }
+}
+
+/// The exit of a subcommand that fails with one message: the message on stderr and exit
+/// 1, or success.
+fn exit_with(result: Result<(), String>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("{}", message.trim_end());
+            ExitCode::FAILURE
+        }
     }
 }

@@ -33,13 +33,7 @@ pub struct Args {
 
 /// Load each file and write its document, or print its errors (exit 1).
 pub fn run(args: &Args) -> ExitCode {
-    match try_run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("{}", message.trim_end());
-            ExitCode::FAILURE
-        }
-    }
+    super::exit_with(try_run(args))
 }
 
 fn try_run(args: &Args) -> Result<(), String> {
