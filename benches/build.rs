@@ -1,7 +1,8 @@
 //! Generate the code the benches compare: `schemas/eth.zap` (fixed layout),
 //! `schemas/tails.zap` (the Go benchmark's layout) and `benches/schemas/logs.zap` (the
 //! list-heavy eth_getLogs record) and `benches/schemas/records.zap` (the owned-answer
-//! and echo record) with zapc; `proto/*.proto` with prost-build, fed by
+//! and echo record) with zapc; `proto/*.proto` with prost-build (with the
+//! `rpc-peers` feature, tonic-prost-build: also the gRPC service of `eth.proto`), fed by
 //! protox (a pure-Rust protobuf front end, so no `protoc`). The Cap'n Proto and
 //! FlatBuffers code is generated ahead of time and committed, so building the benches
 //! needs neither the `capnp` nor the `flatc`/planus tool: `schemas/capnp.sh` and
@@ -19,6 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         schemas.join("tails.zap"),
         own.join("logs.zap"),
         own.join("records.zap"),
+        own.join("echo.zap"),
     ])?;
 
     let proto = root.join("proto");
@@ -27,6 +29,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("cargo:rerun-if-changed={}", f.display());
     }
     let fds = protox::compile(&files, [&proto])?;
+    // With `rpc-peers`, the same messages plus the `Eth` service's tonic server and client.
+    #[cfg(feature = "rpc-peers")]
+    tonic_prost_build::configure().compile_fds(fds)?;
+    #[cfg(not(feature = "rpc-peers"))]
     prost_build::Config::new().compile_fds(fds)?;
 
     Ok(())

@@ -7,6 +7,8 @@
 pub mod codecs;
 pub mod hexser;
 pub mod load;
+#[cfg(feature = "rpc-peers")]
+pub mod peers;
 pub mod records;
 pub mod values;
 
@@ -56,6 +58,10 @@ pub mod generated {
     /// zapc, `benches/schemas/logs.zap`: the list-heavy eth_getLogs record.
     pub mod logs {
         zap_runtime::include_schema!("logs");
+    }
+    /// zapc, `benches/schemas/echo.zap`: the echo measured against the Go runtime's.
+    pub mod echo {
+        zap_runtime::include_schema!("echo");
     }
     /// zapc, `benches/schemas/records.zap`: the owned-answer and echo record.
     pub mod records {

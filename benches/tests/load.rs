@@ -20,6 +20,7 @@ fn config(target: Target, addr: std::net::SocketAddr, depth: usize) -> LoadConfi
         length: Length::Requests(300),
         stall_timeout: Duration::from_secs(10),
         tls: None,
+        rate: None,
     }
 }
 

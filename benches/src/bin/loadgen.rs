@@ -8,6 +8,7 @@
 //! loadgen --target zap-node --addr 127.0.0.1:9999 -c 64 -d 16 --seconds 5
 //! loadgen --target zap  --addr 127.0.0.1:9999 -c 64 -d 16 --tls-ca ca.pem --server-name localhost
 //! loadgen --target http --addr 127.0.0.1:8545 -c 64 -d 16 --requests 100000
+//! loadgen --target grpc --addr 127.0.0.1:50051 -c 64 -d 1 --rate 20000   # --features rpc-peers
 //! ```
 
 use std::net::SocketAddr;
@@ -53,6 +54,10 @@ struct Args {
     /// The server name to check the certificate against (with --tls-ca).
     #[arg(long, default_value = "localhost", requires = "tls_ca")]
     server_name: String,
+    /// Send this many calls per second in all, latencies counted from when each call was
+    /// due (the client-library targets: zap-client, grpc, tarpc, capnp).
+    #[arg(long, value_name = "CALLS_PER_S")]
+    rate: Option<f64>,
 }
 
 fn main() -> ExitCode {
@@ -60,6 +65,10 @@ fn main() -> ExitCode {
     if !args.addr.ip().is_loopback() {
         eprintln!("loadgen: {} is not a loopback address; refusing", args.addr);
         return ExitCode::from(2);
+    }
+    if args.rate.is_some() && !args.target.through_a_client() {
+        eprintln!("loadgen: --rate applies to the client-library targets only");
+        std::process::exit(2);
     }
     if args.connections == 0 || args.depth == 0 {
         eprintln!("loadgen: --connections and --depth must be at least 1");
@@ -78,6 +87,7 @@ fn main() -> ExitCode {
             },
         },
         stall_timeout: Duration::from_secs_f64(args.stall_timeout),
+        rate: args.rate,
         tls: match &args.tls_ca {
             None => None,
             Some(ca) => match zap_runtime::tls::ClientTls::builder(args.server_name.as_str())

@@ -6,6 +6,7 @@
 //! or wrong answer fails the run.
 
 pub mod baseline;
+mod calls;
 mod http;
 mod quic;
 mod stats;
@@ -45,6 +46,16 @@ pub enum Target {
     /// ZAP over QUIC (`--tls-ca` required): `eth_getBalance`, `depth` calls in flight on
     /// each QUIC connection, each on its own QUIC stream.
     Quic,
+    /// ZAP/TCP frames of `eth_getBalance` (method 1) to an echo service (the Go
+    /// runtime's `zapgo-peer serve`, or `peer_server echo`): each answer must be a 200
+    /// whose body is the request's message.
+    ZapRpcEcho,
+    /// ZAP/TCP `eth_getBalance` through zapc's own `Client` (`depth` calls in flight on
+    /// each connection), the counterpart of the framework targets below.
+    ZapClient,
+    /// gRPC `GetBalance` through tonic's client: one HTTP/2 connection per connection,
+    /// `depth` calls in flight on it as streams (feature `rpc-peers`).
+    Grpc,
 }
 
 impl Target {
@@ -58,6 +69,9 @@ impl Target {
             Target::HttpFixed => "http-fixed",
             Target::Ws => "ws",
             Target::Quic => "quic",
+            Target::ZapRpcEcho => "zap-rpc-echo",
+            Target::ZapClient => "zap-client",
+            Target::Grpc => "grpc",
         }
     }
 }
@@ -81,11 +95,21 @@ pub struct LoadConfig {
     pub stall_timeout: Duration,
     /// Connect over TLS with these settings (ZAP targets); `None`: plain TCP.
     pub tls: Option<zap_runtime::tls::ClientTls>,
+    /// Send this many calls per second in all (the client-library targets), each
+    /// latency counted from when its call was due; `None`: as fast as answers come.
+    pub rate: Option<f64>,
+}
+
+impl Target {
+    /// Whether the target is driven through a client library (and so takes a rate).
+    pub fn through_a_client(self) -> bool {
+        matches!(self, Target::ZapClient | Target::Grpc)
+    }
 }
 
 /// A connection, plain or over TLS (opened before the load starts).
 enum Conn {
-    /// QUIC: the connection is made by the driver, over UDP.
+    /// QUIC, or a client library: the connection is made by the driver.
     Quic,
     Plain(TcpStream),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
@@ -94,6 +118,8 @@ enum Conn {
 /// When requests count, shared by every connection.
 #[derive(Debug)]
 pub(crate) struct Clock {
+    /// When the load began (a fixed rate's schedule starts here).
+    pub start: Instant,
     /// Requests sent at or after this instant are measured.
     pub measure_from: Instant,
     /// No request is sent after this instant (time mode).
@@ -174,7 +200,7 @@ pub(crate) async fn write_then_read<S: AsyncRead + AsyncWrite + Unpin>(
 pub async fn run(config: &LoadConfig) -> Result<Report, String> {
     let mut streams = Vec::with_capacity(config.connections);
     for i in 0..config.connections {
-        if config.target == Target::Quic {
+        if config.target == Target::Quic || config.target.through_a_client() {
             streams.push(Conn::Quic);
             continue;
         }
@@ -196,11 +222,13 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
     let start = Instant::now();
     let clock = Arc::new(match config.length {
         Length::Time { warmup, measure } => Clock {
+            start,
             measure_from: start + warmup,
             stop_at: Some(start + warmup + measure),
             budget: None,
         },
         Length::Requests(n) => Clock {
+            start,
             measure_from: start,
             stop_at: None,
             budget: Some(AtomicU64::new(n)),
@@ -214,14 +242,19 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         let first_id = (i as u64 + 1) << 40;
         tasks.spawn(async move {
             let result = match config.target {
-                Target::Zap | Target::ZapNode | Target::ZapEcho | Target::ZapContext => {
-                    match stream {
-                        Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
-                        Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
-                        Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
-                    }
-                }
+                Target::Zap
+                | Target::ZapNode
+                | Target::ZapEcho
+                | Target::ZapContext
+                | Target::ZapRpcEcho => match stream {
+                    Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
+                    Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,
+                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
+                },
                 Target::Quic => quic::drive(&config, clock.clone(), ledger.clone(), first_id).await,
+                Target::ZapClient | Target::Grpc => {
+                    client_calls(&config, i, clock.clone(), ledger.clone(), first_id).await
+                }
                 Target::Ws => match stream {
                     Conn::Plain(s) => ws::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(_) => Err("the WebSocket target has no TLS mode".to_owned()),
@@ -256,6 +289,79 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
         return Err(e);
     }
     Ok(Report::new(config, &clock, start, all))
+}
+
+/// One connection of a client-library target: connect, then [`calls::workers`].
+async fn client_calls(
+    config: &LoadConfig,
+    conn: usize,
+    clock: Arc<Clock>,
+    ledger: Arc<eth_rpc::ledger::Ledger>,
+    first_id: u64,
+) -> Result<ConnStats, String> {
+    match config.target {
+        Target::ZapClient => {
+            let client = zap_runtime::client::Client::connect(config.addr)
+                .await
+                .map_err(|e| format!("connect to {}: {e}", config.addr))?;
+            let client = Arc::new(client);
+            calls::workers(
+                config,
+                conn,
+                clock,
+                ledger,
+                first_id,
+                client,
+                zap_client_call,
+            )
+            .await
+        }
+        #[cfg(feature = "rpc-peers")]
+        Target::Grpc => {
+            let client = crate::peers::grpc::connect(config.addr).await?;
+            calls::workers(
+                config,
+                conn,
+                clock,
+                ledger,
+                first_id,
+                client,
+                |c, id, account| crate::peers::grpc::get_balance(c, id, BLOCK, account),
+            )
+            .await
+        }
+        #[cfg(not(feature = "rpc-peers"))]
+        Target::Grpc => Err("the grpc target needs loadgen built with --features rpc-peers".into()),
+        other => unreachable!("{other:?} is not a client-library target"),
+    }
+}
+
+/// `getBalance` through zapc's `Client`: the answer's (id, balance).
+async fn zap_client_call(
+    client: Arc<zap_runtime::client::Client>,
+    id: u64,
+    account: [u8; 20],
+) -> Result<(u64, u64), String> {
+    use crate::generated::eth::{BalanceRequest, BalanceResponseReader};
+    use zap_runtime::rpc::{Status, NO_TARGET};
+    use zap_runtime::{Builder, ZapStruct};
+    let payload = BalanceRequest {
+        id,
+        block: BLOCK,
+        account,
+    }
+    .encode(&mut Builder::new())
+    .map_err(|e| e.to_string())?
+    .to_vec();
+    let (status, answer) = client
+        .call_raw_bytes(1, NO_TARGET, &payload)
+        .await
+        .map_err(|e| format!("call {id}: {e}"))?;
+    if status != Status::OK {
+        return Err(format!("call {id}: status {status:?}"));
+    }
+    let answer = BalanceResponseReader::parse(&answer).map_err(|e| e.to_string())?;
+    Ok((answer.id(), answer.balance()))
 }
 
 /// The answer a correct server gives for account `index` of the ledger.

@@ -309,7 +309,7 @@ fn check(
         .position(|s| s.promise == promise)
         .ok_or_else(|| format!("answer for PromiseID {promise}, which is not in flight"))?;
     let sent = inflight.remove(at).unwrap_or_else(|| unreachable!());
-    if target == Target::ZapEcho {
+    if matches!(target, Target::ZapEcho | Target::ZapRpcEcho) {
         let id = crate::generated::eth::BalanceRequestReader::parse(body)
             .map_err(|e| format!("echoed payload: {e}"))?
             .id();

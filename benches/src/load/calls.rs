@@ -1,0 +1,85 @@
+//! Targets driven through a client library (tonic, tarpc, Cap'n Proto RPC, zapc's own
+//! `Client`): `depth` workers share one connection's client. Without a rate, each worker
+//! sends its next call as soon as its last is answered and checked. With a rate, each
+//! worker sends on a fixed schedule instead (the workers of all connections together
+//! send `rate` calls per second), and a call's latency counts from when it was due, not
+//! from when it went out: a server that stalls is charged for every call it delayed (no
+//! coordinated omission).
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use eth_rpc::ledger::Ledger;
+
+use super::{expected, Clock, ConnStats, LoadConfig};
+
+/// Run `config.depth` workers on `client` for connection number `conn`; `call(client, id,
+/// account)` makes one `eth_getBalance` call and gives the answer's (id, balance).
+pub(crate) async fn workers<C, F, Fut>(
+    config: &LoadConfig,
+    conn: usize,
+    clock: Arc<Clock>,
+    ledger: Arc<Ledger>,
+    first_id: u64,
+    client: C,
+    call: F,
+) -> Result<ConnStats, String>
+where
+    C: Clone + Send + 'static,
+    F: Fn(C, u64, [u8; 20]) -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = Result<(u64, u64), String>> + Send,
+{
+    let all_workers = (config.connections * config.depth) as f64;
+    // Each worker's share of the rate: one call every `period`, the workers spread
+    // evenly over the first period.
+    let period = config
+        .rate
+        .map(|rate| Duration::from_secs_f64(all_workers / rate));
+    let mut tasks = tokio::task::JoinSet::new();
+    for worker in 0..config.depth {
+        let (client, call, clock, ledger) =
+            (client.clone(), call.clone(), clock.clone(), ledger.clone());
+        let slot = (conn * config.depth + worker) as f64 / all_workers;
+        let stall = config.stall_timeout;
+        tasks.spawn(async move {
+            let mut stats = ConnStats::default();
+            let mut id = first_id + ((worker as u64) << 32);
+            let mut due = period.map(|p| clock.start + p.mul_f64(slot));
+            loop {
+                let sent = match due {
+                    Some(due) => {
+                        tokio::time::sleep_until(due.into()).await;
+                        due
+                    }
+                    None => Instant::now(),
+                };
+                if !clock.take(sent) {
+                    return Ok::<_, String>(stats);
+                }
+                let (account, want) = expected(&ledger, (id as usize) % ledger.len());
+                let answer = tokio::time::timeout(stall, call(client.clone(), id, account))
+                    .await
+                    .map_err(|_| format!("call {id}: no answer within {stall:?}"))??;
+                let done = Instant::now();
+                if answer != (id, want.balance) {
+                    return Err(format!(
+                        "call {id}: got (id, balance) {answer:?}, want {:?}",
+                        (id, want.balance)
+                    ));
+                }
+                stats.answered_at(&clock, sent, done);
+                id += 1;
+                due = due.zip(period).map(|(due, period)| due + period);
+            }
+        });
+    }
+    let mut all = ConnStats::default();
+    while let Some(done) = tasks.join_next().await {
+        let stats = done.map_err(|e| e.to_string())??;
+        all.latencies.extend(stats.latencies);
+        all.answered += stats.answered;
+        all.last = all.last.max(stats.last);
+    }
+    Ok(all)
+}
