@@ -1,5 +1,6 @@
-# Both records of the codec benches as Cap'n Proto, for capnp/capnpc. Cap'n Proto has
-# no fixed-size byte arrays: addresses and hashes are Data.
+# Both records of the codec benches as Cap'n Proto, for capnp/capnpc, and the balance call
+# as a capnp-rpc interface. Cap'n Proto has no fixed-size byte arrays: addresses and hashes
+# are Data.
 @0xc4f1d5a8e0b7a213;
 
 struct BalanceRequest {
@@ -27,4 +28,9 @@ struct Log {
 
 struct Logs {
   logs @0 :List(Log);
+}
+
+# The call of the end-to-end comparison (benches/rpc_peers_rounds.sh): capnp-rpc over TCP.
+interface Eth {
+  getBalance @0 (request :BalanceRequest) -> (response :BalanceResponse);
 }

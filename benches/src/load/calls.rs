@@ -26,9 +26,9 @@ pub(crate) async fn workers<C, F, Fut>(
     call: F,
 ) -> Result<ConnStats, String>
 where
-    C: Clone + Send + 'static,
-    F: Fn(C, u64, [u8; 20]) -> Fut + Clone + Send + 'static,
-    Fut: Future<Output = Result<(u64, u64), String>> + Send,
+    C: Clone,
+    F: Fn(C, u64, [u8; 20]) -> Fut,
+    Fut: Future<Output = Result<(u64, u64), String>>,
 {
     let all_workers = (config.connections * config.depth) as f64;
     // Each worker's share of the rate: one call every `period`, the workers spread
@@ -36,13 +36,13 @@ where
     let period = config
         .rate
         .map(|rate| Duration::from_secs_f64(all_workers / rate));
-    let mut tasks = tokio::task::JoinSet::new();
-    for worker in 0..config.depth {
-        let (client, call, clock, ledger) =
-            (client.clone(), call.clone(), clock.clone(), ledger.clone());
+    let stall = config.stall_timeout;
+    // The workers of one connection run in its task (or, for a client that is not
+    // `Send`, its thread), polled together.
+    let workers = (0..config.depth).map(|worker| {
+        let (client, call, clock, ledger) = (client.clone(), &call, clock.clone(), &ledger);
         let slot = (conn * config.depth + worker) as f64 / all_workers;
-        let stall = config.stall_timeout;
-        tasks.spawn(async move {
+        async move {
             let mut stats = ConnStats::default();
             let mut id = first_id + ((worker as u64) << 32);
             let mut due = period.map(|p| clock.start + p.mul_f64(slot));
@@ -57,7 +57,7 @@ where
                 if !clock.take(sent) {
                     return Ok::<_, String>(stats);
                 }
-                let (account, want) = expected(&ledger, (id as usize) % ledger.len());
+                let (account, want) = expected(ledger, (id as usize) % ledger.len());
                 let answer = tokio::time::timeout(stall, call(client.clone(), id, account))
                     .await
                     .map_err(|_| format!("call {id}: no answer within {stall:?}"))??;
@@ -72,11 +72,10 @@ where
                 id += 1;
                 due = due.zip(period).map(|(due, period)| due + period);
             }
-        });
-    }
+        }
+    });
     let mut all = ConnStats::default();
-    while let Some(done) = tasks.join_next().await {
-        let stats = done.map_err(|e| e.to_string())??;
+    for stats in futures_util::future::try_join_all(workers).await? {
         all.latencies.extend(stats.latencies);
         all.answered += stats.answered;
         all.last = all.last.max(stats.last);

@@ -56,6 +56,13 @@ pub enum Target {
     /// gRPC `GetBalance` through tonic's client: one HTTP/2 connection per connection,
     /// `depth` calls in flight on it as streams (feature `rpc-peers`).
     Grpc,
+    /// tarpc `get_balance` through its client: one TCP connection per connection,
+    /// `depth` calls in flight on it (feature `rpc-peers`).
+    Tarpc,
+    /// Cap'n Proto RPC `getBalance` through capnp-rpc's client: one TCP connection per
+    /// connection, `depth` calls in flight on it; each connection's RPC system (which is
+    /// not `Send`) on a thread of its own (feature `rpc-peers`).
+    Capnp,
 }
 
 impl Target {
@@ -72,6 +79,8 @@ impl Target {
             Target::ZapRpcEcho => "zap-rpc-echo",
             Target::ZapClient => "zap-client",
             Target::Grpc => "grpc",
+            Target::Tarpc => "tarpc",
+            Target::Capnp => "capnp",
         }
     }
 }
@@ -103,7 +112,10 @@ pub struct LoadConfig {
 impl Target {
     /// Whether the target is driven through a client library (and so takes a rate).
     pub fn through_a_client(self) -> bool {
-        matches!(self, Target::ZapClient | Target::Grpc)
+        matches!(
+            self,
+            Target::ZapClient | Target::Grpc | Target::Tarpc | Target::Capnp
+        )
     }
 }
 
@@ -252,7 +264,7 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
                     Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
                 },
                 Target::Quic => quic::drive(&config, clock.clone(), ledger.clone(), first_id).await,
-                Target::ZapClient | Target::Grpc => {
+                Target::ZapClient | Target::Grpc | Target::Tarpc | Target::Capnp => {
                     client_calls(&config, i, clock.clone(), ledger.clone(), first_id).await
                 }
                 Target::Ws => match stream {
@@ -330,8 +342,55 @@ async fn client_calls(
             )
             .await
         }
+        #[cfg(feature = "rpc-peers")]
+        Target::Tarpc => {
+            let client = crate::peers::tarpc::connect(config.addr).await?;
+            calls::workers(
+                config,
+                conn,
+                clock,
+                ledger,
+                first_id,
+                client,
+                |c, id, account| crate::peers::tarpc::get_balance(c, id, BLOCK, account),
+            )
+            .await
+        }
+        #[cfg(feature = "rpc-peers")]
+        Target::Capnp => {
+            let (done, result) = tokio::sync::oneshot::channel();
+            let config = config.clone();
+            std::thread::spawn(move || {
+                let run = || -> Result<ConnStats, String> {
+                    let runtime = tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| e.to_string())?;
+                    tokio::task::LocalSet::new().block_on(&runtime, async {
+                        let client = crate::peers::capnp::connect(config.addr).await?;
+                        calls::workers(
+                            &config,
+                            conn,
+                            clock,
+                            ledger,
+                            first_id,
+                            client,
+                            |c, id, a| crate::peers::capnp::get_balance(c, id, BLOCK, a),
+                        )
+                        .await
+                    })
+                };
+                let _ = done.send(run());
+            });
+            result
+                .await
+                .map_err(|_| "a capnp client thread panicked".to_owned())?
+        }
         #[cfg(not(feature = "rpc-peers"))]
-        Target::Grpc => Err("the grpc target needs loadgen built with --features rpc-peers".into()),
+        Target::Grpc | Target::Tarpc | Target::Capnp => Err(format!(
+            "the {} target needs loadgen built with --features rpc-peers",
+            config.target.name()
+        )),
         other => unreachable!("{other:?} is not a client-library target"),
     }
 }

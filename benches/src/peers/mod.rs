@@ -4,6 +4,8 @@
 //! system's) as the example server: the servers of `peer_server` and the clients of
 //! `loadgen`'s `grpc`, `tarpc` and `capnp` targets (benches/rpc_peers_rounds.sh).
 
+pub mod capnp;
 pub mod echo;
 pub mod floor;
 pub mod grpc;
+pub mod tarpc;
