@@ -2,9 +2,10 @@
 //! `Client`): `depth` workers share one connection's client. Without a rate, each worker
 //! sends its next call as soon as its last is answered and checked. With a rate, each
 //! worker sends on a fixed schedule instead (the workers of all connections together
-//! send `rate` calls per second), and a call's latency counts from when it was due, not
-//! from when it went out: a server that stalls is charged for every call it delayed (no
-//! coordinated omission).
+//! send `rate` calls per second), and a call that is overdue when its worker is free
+//! (because the last answer came late) counts from when it was due, not from when it went
+//! out: a server that stalls is charged for every call it delayed (no coordinated
+//! omission).
 
 use std::future::Future;
 use std::sync::Arc;
@@ -47,11 +48,17 @@ where
             let mut id = first_id + ((worker as u64) << 32);
             let mut due = period.map(|p| clock.start + p.mul_f64(slot));
             loop {
+                // A call that is due later waits for its time, and counts from when it
+                // goes out (tokio's timer wakes up to a millisecond late: that lateness
+                // is the generator's, not the server's). A call already overdue, because
+                // the last answer came late, goes out at once and counts from when it
+                // was due.
                 let sent = match due {
-                    Some(due) => {
+                    Some(due) if due > Instant::now() => {
                         tokio::time::sleep_until(due.into()).await;
-                        due
+                        Instant::now()
                     }
+                    Some(due) => due,
                     None => Instant::now(),
                 };
                 if !clock.take(sent) {
