@@ -7,7 +7,6 @@
 pub mod codecs;
 pub mod hexser;
 pub mod load;
-#[cfg(feature = "rpc-peers")]
 pub mod peers;
 pub mod records;
 pub mod values;

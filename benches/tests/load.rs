@@ -51,7 +51,17 @@ async fn drives_the_example_server_and_the_baselines() {
     let fixed_addr = fixed.local_addr().unwrap();
     tokio::spawn(serve_fixed_http(fixed));
 
+    let floor = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let floor_addr = floor.local_addr().unwrap();
+    tokio::spawn(zap_benches::peers::floor::serve(floor));
+    let mirror = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let mirror_addr = mirror.local_addr().unwrap();
+    tokio::spawn(zap_benches::peers::echo::serve(mirror));
+
     check(Target::Zap, zap).await;
+    check(Target::ZapClient, zap).await;
+    check(Target::Zap, floor_addr).await;
+    check(Target::ZapRpcEcho, mirror_addr).await;
     check(Target::Http, http).await;
     check(Target::ZapEcho, echo_addr).await;
     check(Target::HttpFixed, fixed_addr).await;
@@ -62,6 +72,20 @@ async fn drives_the_example_server_and_the_baselines() {
     assert!(err.contains("Request frame"), "{err}");
     let err = run(&config(Target::HttpFixed, http, 2)).await.unwrap_err();
     assert!(err.contains("unexpected body"), "{err}");
+    // An echo is no balance, and a balance is no echo.
+    let err = run(&config(Target::ZapClient, mirror_addr, 2))
+        .await
+        .unwrap_err();
+    assert!(err.contains("got (id, balance)"), "{err}");
+    let err = run(&config(Target::ZapRpcEcho, zap, 2)).await.unwrap_err();
+    assert!(err.contains("echo of request"), "{err}");
+    // At a fixed rate every call is still sent and checked.
+    let paced = LoadConfig {
+        rate: Some(3000.0),
+        ..config(Target::ZapClient, zap, 2)
+    };
+    let report = run(&paced).await.unwrap();
+    assert_eq!((report.requests, report.checked), (300, 300));
     let refused = run(&config(Target::Zap, "127.0.0.1:1".parse().unwrap(), 1)).await;
     assert!(refused.is_err());
 }

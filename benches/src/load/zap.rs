@@ -31,6 +31,8 @@ struct Template {
     id_at: usize,
     /// Offset of the node frame's reqID in `frame` (node transport).
     req_at: Option<usize>,
+    /// The account asked about (what an echo must carry back).
+    account: [u8; 20],
     expected: Expected,
 }
 
@@ -100,6 +102,7 @@ fn template(
         promise_at,
         id_at,
         req_at,
+        account: *account,
         expected,
     })
 }
@@ -310,11 +313,18 @@ fn check(
         .ok_or_else(|| format!("answer for PromiseID {promise}, which is not in flight"))?;
     let sent = inflight.remove(at).unwrap_or_else(|| unreachable!());
     if matches!(target, Target::ZapEcho | Target::ZapRpcEcho) {
-        let id = crate::generated::eth::BalanceRequestReader::parse(body)
-            .map_err(|e| format!("echoed payload: {e}"))?
-            .id();
-        if id != sent.id {
-            return Err(format!("echo of request {} carries id {id}", sent.id));
+        // The request itself: its id, block and account (a balance answer, whose first
+        // field is also the id, is no echo).
+        let echo = crate::generated::eth::BalanceRequestReader::parse(body)
+            .map_err(|e| format!("echoed payload: {e}"))?;
+        let account = templates[sent.account].account;
+        if (echo.id(), echo.block(), echo.account()) != (sent.id, BLOCK, &account) {
+            return Err(format!(
+                "echo of request {} carries id {}, block {}",
+                sent.id,
+                echo.id(),
+                echo.block()
+            ));
         }
         return Ok(sent);
     }

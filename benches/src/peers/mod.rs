@@ -4,8 +4,13 @@
 //! system's) as the example server: the servers of `peer_server` and the clients of
 //! `loadgen`'s `grpc`, `tarpc` and `capnp` targets (benches/rpc_peers_rounds.sh).
 
+// The frameworks, behind the `rpc-peers` feature (the workspace's tests do not build
+// them); the floor and the echo service need nothing more than the runtime.
+#[cfg(feature = "rpc-peers")]
 pub mod capnp;
 pub mod echo;
 pub mod floor;
+#[cfg(feature = "rpc-peers")]
 pub mod grpc;
+#[cfg(feature = "rpc-peers")]
 pub mod tarpc;
