@@ -359,3 +359,57 @@ fn zapgen_testdata_is_read_or_refused_with_the_fix() {
     }
     assert!(err.contains("2 errors"), "{err}");
 }
+
+/// The `name = N` constants of a Go golden file zapgen wrote (`baseTxMemoOff = 52`).
+fn golden_constants(name: &str) -> std::collections::BTreeMap<String, u64> {
+    let text = std::fs::read_to_string(Path::new(WORKSPACE).join(zapgen_testdata(name))).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once('=')?;
+            let key = key.split_whitespace().next()?.to_owned();
+            Some((key, value.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs the Go peer's sources in ../shared/peers/zap-go: cargo test -p zapc --test cli zapgen_ -- --ignored"]
+fn zapgen_testdata_lays_out_as_its_goldens() {
+    // basetx.zap and its whitespace twin, with the two structs its Go package declares
+    // elsewhere given beside it: zapc places every field where zapgen's golden does.
+    let golden = golden_constants("base_tx_zap.go.golden");
+    for file in ["basetx.zap", "ws/basetx_ws.zap"] {
+        let text = std::fs::read_to_string(Path::new(WORKSPACE).join(zapgen_testdata(file)))
+            .unwrap()
+            + "\nstruct TransferableOutput {\n    Amount u64 @0\n}\nstruct TransferableInput {\n    Amount u64 @0\n}\n";
+        let schema = zapc::load_str(file, &text).unwrap();
+        let base = schema.struct_named("BaseTx").unwrap();
+        assert_eq!(u64::from(base.size), golden["baseTxSize"], "{file}");
+        for field in &base.fields {
+            assert_eq!(
+                u64::from(field.offset),
+                golden[&format!("baseTx{}Off", field.name)],
+                "{file}: {}",
+                field.name
+            );
+        }
+        assert_eq!(base.fields.len(), 5, "{file}");
+    }
+    // echo.zap: the methods' ordinals are those zapgen numbers.
+    let golden = golden_constants("echo_zap.go.golden");
+    let text =
+        std::fs::read_to_string(Path::new(WORKSPACE).join(zapgen_testdata("echo.zap"))).unwrap();
+    let schema = zapc::load_str("echo.zap", &text).unwrap();
+    let echo = &schema.interfaces[0];
+    assert_eq!(echo.methods.len(), 4);
+    for method in &echo.methods {
+        let mut name = method.name.clone();
+        name[..1].make_ascii_uppercase();
+        assert_eq!(
+            u64::from(method.ordinal),
+            golden[&format!("Echo{name}Ordinal")],
+            "{}",
+            method.name
+        );
+    }
+}
