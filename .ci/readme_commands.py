@@ -66,9 +66,9 @@ RULES = [
      "installs zapc into the scratch CARGO_INSTALL_ROOT, first on the PATH of what follows"),
     (r"zapc call --schema schemas/eth\.zap 127\.0\.0\.1:9999 Eth\.chainId", RUN_SCRATCH,
      "the installed zapc against the eth-rpc server started above (still running)"),
-    (r"zapc (generate|check|layout|fmt|openrpc) .*", RUN_SCRATCH,
-     "in a scratch copy of schemas/: `generate` writes src/generated/ into the working "
-     "directory"),
+    (r"zapc (generate|check|layout|fmt|openrpc|export) .*", RUN_SCRATCH,
+     "in a scratch copy of schemas/: `generate` writes src/generated/ and `export` "
+     "shared/ into the working directory"),
 ]
 
 # What each SERVE command prints once it is ready, and the fixed ports it listens on.
