@@ -276,6 +276,29 @@ fn export_says_what_it_wrote_differently() {
 }
 
 #[test]
+fn export_check_says_whether_a_committed_export_is_current() {
+    let out = export_all();
+    let dir = out.path().to_str().unwrap();
+    let check = || zapc(&["export", "--check", "-o", dir, "schemas/"], b"");
+    assert_eq!(check().status.code(), Some(0));
+    // A hand edit, and a file that is missing: both named, nothing written.
+    let eth = out.path().join("eth.zap");
+    std::fs::write(&eth, "package eth\n").unwrap();
+    std::fs::remove_file(out.path().join("kitchen.zap")).unwrap();
+    let output = check();
+    assert_eq!(output.status.code(), Some(1));
+    let message = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        message.starts_with("error: not what `zapc export` writes")
+            && message.contains("eth.zap")
+            && message.contains("kitchen.zap"),
+        "{message}"
+    );
+    assert_eq!(std::fs::read_to_string(&eth).unwrap(), "package eth\n");
+    assert!(!out.path().join("kitchen.zap").exists());
+}
+
+#[test]
 fn two_structs_of_one_name_from_two_packages_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -18,7 +18,7 @@ use super::inputs::{schema_files, Depth};
 /// standard error. `zapc check --portable` warns about each such construct in the source.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Examples:\n  zapc export schemas/eth.zap              # to stdout\n  zapc export -o shared/ schemas/          # shared/<file>.zap for each .zap file in schemas/\n\nThen, for Go:          zapgen -out gen/eth shared/eth.zap\n     for TypeScript:  npx zapgen -out gen shared/eth.zap   (@zap-proto/zap)"
+    after_help = "Examples:\n  zapc export schemas/eth.zap              # to stdout\n  zapc export -o shared/ schemas/          # shared/<file>.zap for each .zap file in schemas/\n  zapc export --check -o shared/ schemas/  # exit 1 if shared/ is not current\n\nThen, for Go:          zapgen -out gen/eth shared/eth.zap\n     for TypeScript:  npx zapgen -out gen shared/eth.zap   (@zap-proto/zap)"
 )]
 pub struct Args {
     /// Schema files, or folders whose `*.zap` files are all exported.
@@ -28,6 +28,10 @@ pub struct Args {
     /// it, the one schema given is written to standard output.
     #[arg(short, long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write nothing: exit 1, naming each file, when what is in DIR differs from what
+    /// export would write there (for CI, beside a committed export).
+    #[arg(long, requires = "out")]
+    check: bool,
 }
 
 /// Export every file, or print why one cannot be (exit 1, nothing written).
@@ -59,12 +63,29 @@ fn try_run(args: &Args) -> Result<(), String> {
             files.len(),
             files.len()
         )),
+        (Some(dir), _) if args.check => {
+            let stale: Vec<String> = exported
+                .iter()
+                .filter_map(|(file, one)| {
+                    let target = target_in(dir, file);
+                    let current = std::fs::read_to_string(&target).ok();
+                    (current.as_deref() != Some(one.text.as_str()))
+                        .then(|| target.display().to_string())
+                })
+                .collect();
+            if stale.is_empty() {
+                return Ok(());
+            }
+            Err(format!(
+                "error: not what `zapc export` writes (run it again without --check): {}",
+                stale.join(", ")
+            ))
+        }
         (Some(dir), _) => {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("error: cannot create {}: {e}", dir.display()))?;
             for (file, one) in &exported {
-                let name = file.file_name().unwrap_or(file.as_os_str());
-                let target = dir.join(name);
+                let target = target_in(dir, file);
                 std::fs::write(&target, &one.text)
                     .map_err(|e| format!("error: cannot write {}: {e}", target.display()))?;
                 report(file, &target.display().to_string(), one);
@@ -72,6 +93,11 @@ fn try_run(args: &Args) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Where the export of `file` goes in `dir`: the same file name.
+fn target_in(dir: &Path, file: &Path) -> PathBuf {
+    dir.join(file.file_name().unwrap_or(file.as_os_str()))
 }
 
 fn report(file: &Path, target: &str, exported: &Exported) {
