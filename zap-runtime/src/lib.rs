@@ -60,6 +60,7 @@
 //! | `jsonrpc` | [`jsonrpc`]: JSON-RPC 2.0 bodies (single calls and batches, `rpc.discover`) in and out of the same [`Service`], with no HTTP library: what any transport that carries JSON-RPC uses |
 //! | `http`   | [`http`] (and `jsonrpc`): JSON-RPC 2.0 over HTTP/1.1 (hyper) serving the same [`Service`], with batches, `rpc.discover`, an explorer page, `/health` and `/metrics` |
 //! | `tls`    | [`tls`]: rustls (aws-lc-rs) configurations for the server, the client and the HTTP server: PEM loading, X25519MLKEM768 preferred, TLS 1.3 only unless 1.2 is asked for, optional client certificates |
+//! | `zaphttp` | [`zaphttp`]: HTTP over ZAP frames, as the Go stack speaks it: a server of any tower service of `http::Request` (an axum `Router` runs unchanged) and a pooled client, over TCP and unix sockets |
 //! | `cap`    | [`cap`]: capability tokens: decode and verify (Ed25519, ML-DSA-65, secp256k1), issue and attenuate, and a policy that servers consult before every call |
 //!
 //! ## A service, served and called
@@ -201,6 +202,9 @@ pub mod transport;
 mod unix_socket;
 pub mod wire;
 mod zap_struct;
+#[cfg(feature = "zaphttp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "zaphttp")))]
+pub mod zaphttp;
 
 pub use app_error::{AppCode, AppError};
 #[cfg(any(feature = "server", feature = "http"))]

@@ -54,6 +54,8 @@ mod tls_server;
 mod unix_server;
 mod vectors;
 mod ws_subscriptions;
+mod zaphttp;
+mod zaphttp_go;
 
 #[path = "support/test_files.rs"]
 mod test_files;

@@ -145,7 +145,15 @@ struct Args {
     /// unix:PATH ...` and `Client::connect_unix` reach it. Same file rules as --ipc-path.
     #[arg(long, value_name = "PATH")]
     zap_unix: Option<PathBuf>,
-    /// Permission bits of the socket files (--ipc-path, --zap-unix), in octal (0600:
+    /// Also serve the HTTP routes (JSON-RPC at POST /rpc, /health, /metrics) over HTTP
+    /// over ZAP frames (zaphttp, as the Go stack speaks it) on this TCP address, with the
+    /// HTTP port's limits and capability rules: `zapc http ADDR /health` reaches it.
+    #[arg(long, value_name = "HOST:PORT")]
+    zaphttp_addr: Option<SocketAddr>,
+    /// The same zaphttp routes on a unix socket at PATH. Same file rules as --ipc-path.
+    #[arg(long, value_name = "PATH")]
+    zaphttp_unix: Option<PathBuf>,
+    /// Permission bits of the socket files (--ipc-path, --zap-unix, --zaphttp-unix), in octal (0600:
     /// their owner only; 0660: the owner's group too).
     #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = octal_mode)]
     ipc_mode: u32,
@@ -261,11 +269,17 @@ async fn run(args: Args) -> std::io::Result<()> {
             path,
             mode: args.ipc_mode,
         }),
+        zaphttp_addr: args.zaphttp_addr,
+        zaphttp_unix: args.zaphttp_unix.clone().map(|path| eth_rpc::UnixSocket {
+            path,
+            mode: args.ipc_mode,
+        }),
         ..Config::default()
     };
     if args.cap_trust.is_some() && tls.is_none() && !args.allow_insecure_caps {
         let exposed = [args.zap_addr, args.http_addr]
             .into_iter()
+            .chain(args.zaphttp_addr)
             .find(|addr| !addr.ip().is_loopback());
         if let Some(addr) = exposed {
             return Err(std::io::Error::new(
@@ -367,6 +381,8 @@ async fn run(args: Args) -> std::io::Result<()> {
         quic = %servers.quic_addr().map_or_else(|| "off".to_owned(), |a| a.to_string()),
         ipc = %servers.ipc_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
         zap_unix = %servers.zap_unix_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
+        zaphttp = %servers.zaphttp_addr().map_or_else(|| "off".to_owned(), |a| a.to_string()),
+        zaphttp_unix = %servers.zaphttp_unix_path().map_or_else(|| "off".to_owned(), |p| p.display().to_string()),
         tls = tls.is_some(),
         client_certificates = args.tls_client_ca.is_some(),
         "eth-rpc serving; SIGTERM or Ctrl-C stops"

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use zap_runtime::http::{HttpConfig, HttpServer, IpcServer, Routes};
+use zap_runtime::http::{HttpConfig, HttpRoutes, HttpServer, IpcServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::quic::{QuicConfig, QuicServer};
 use zap_runtime::server::{Server, ServerConfig, ServerStats, UnixServer};
+use zap_runtime::zaphttp;
 
 use crate::eth::EthService;
 use crate::LedgerEth;
@@ -42,6 +43,14 @@ pub struct Config {
     /// Also serve ZAP (both framings, streams) on this unix socket (`None`, the
     /// default: not), with the ZAP/TCP server's limits.
     pub zap_unix: Option<UnixSocket>,
+    /// Also serve the HTTP routes (JSON-RPC at `POST /rpc`, `/health`, `/metrics`) over
+    /// HTTP over ZAP frames (zaphttp) on this TCP address (`None`, the default: not),
+    /// with the HTTP server's limits and capability rules.
+    pub zaphttp_addr: Option<SocketAddr>,
+    /// The same on a unix socket (`None`, the default: not).
+    pub zaphttp_unix: Option<UnixSocket>,
+    /// Limits of the zaphttp servers (frame bound, timeouts, connections).
+    pub zaphttp: zaphttp::ServerConfig,
 }
 
 /// A unix socket to listen on.
@@ -76,6 +85,9 @@ impl Default for Config {
             quic: None,
             ipc: None,
             zap_unix: None,
+            zaphttp_addr: None,
+            zaphttp_unix: None,
+            zaphttp: zaphttp::ServerConfig::default(),
         }
     }
 }
@@ -90,11 +102,24 @@ pub struct Servers {
     quic: Option<QuicServer<Metered<EthService<LedgerEth>>>>,
     ipc: Option<IpcServer<Metered<EthService<LedgerEth>>>>,
     zap_unix: Option<UnixServer<Metered<EthService<LedgerEth>>>>,
+    zaphttp: Option<zaphttp::Server<Routes_>>,
+    zaphttp_unix: Option<zaphttp::UnixServer<Routes_>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
+/// The HTTP routes, as served over zaphttp.
+type Routes_ = HttpRoutes<Metered<EthService<LedgerEth>>>;
+
 /// Connections the admin listener serves at once: scrapers and probes.
 const ADMIN_MAX_CONNECTIONS: usize = 64;
+
+/// A server's run, or `Ok` at once for a server that was not asked for.
+async fn optional(run: Option<impl Future<Output = io::Result<()>>>) -> io::Result<()> {
+    match run {
+        Some(run) => run.await,
+        None => Ok(()),
+    }
+}
 
 /// `bind` with the address in the error, so "address in use" says which one.
 async fn bind(addr: SocketAddr, what: &str) -> io::Result<TcpListener> {
@@ -161,6 +186,30 @@ impl Servers {
             )?),
             None => None,
         };
+        let zaphttp = match config.zaphttp_addr {
+            Some(addr) => {
+                let listener = bind(addr, "zaphttp").await?;
+                let routes = HttpRoutes::new(metered("zaphttp"), config.http.clone());
+                Some(zaphttp::Server::new(
+                    listener,
+                    Arc::new(routes),
+                    config.zaphttp.clone(),
+                ))
+            }
+            None => None,
+        };
+        let zaphttp_unix = match &config.zaphttp_unix {
+            Some(unix) => {
+                let routes = HttpRoutes::new(metered("zaphttp"), config.http.clone());
+                Some(zaphttp::UnixServer::bind_with_mode(
+                    &unix.path,
+                    routes,
+                    config.zaphttp.clone(),
+                    unix.mode,
+                )?)
+            }
+            None => None,
+        };
         let servers = Servers {
             zap: Server::new(zap, metered("zap"), config.zap),
             http: HttpServer::new(http, metered("http"), config.http),
@@ -168,12 +217,17 @@ impl Servers {
             quic,
             ipc,
             zap_unix,
+            zaphttp,
+            zaphttp_unix,
             config_addrs: (config.zap_addr, config.http_addr),
         };
         metrics.register_server("zap", servers.zap_stats());
         metrics.register_server("http", servers.http_stats());
         if let Some(quic) = &servers.quic {
             metrics.register_server("quic", quic.stats());
+        }
+        if let Some(zaphttp) = &servers.zaphttp {
+            metrics.register_server("zaphttp", zaphttp.stats());
         }
         Ok(servers)
     }
@@ -208,6 +262,16 @@ impl Servers {
         self.zap_unix.as_ref().map(|unix| unix.path())
     }
 
+    /// The bound zaphttp address, if the HTTP routes are served over zaphttp.
+    pub fn zaphttp_addr(&self) -> Option<SocketAddr> {
+        self.zaphttp.as_ref().and_then(|z| z.local_addr().ok())
+    }
+
+    /// The zaphttp unix socket's path, if there is one.
+    pub fn zaphttp_unix_path(&self) -> Option<&std::path::Path> {
+        self.zaphttp_unix.as_ref().map(|z| z.path())
+    }
+
     /// Live counters of the ZAP/TCP server (open, accepted, refused connections).
     pub fn zap_stats(&self) -> ServerStats {
         self.zap.stats()
@@ -229,6 +293,8 @@ impl Servers {
             quic,
             ipc,
             zap_unix,
+            zaphttp,
+            zaphttp_unix,
             ..
         } = self;
         let stop = CancellationToken::new();
@@ -239,30 +305,13 @@ impl Servers {
         };
         let zap = async { stop_on_end(zap.run(stop.clone()).await) };
         let http = async { stop_on_end(http.run(stop.clone()).await) };
-        let admin = async {
-            match admin {
-                Some(admin) => stop_on_end(admin.run(stop.clone()).await),
-                None => Ok(()),
-            }
-        };
-        let quic = async {
-            match quic {
-                Some(quic) => stop_on_end(quic.run(stop.clone()).await),
-                None => Ok(()),
-            }
-        };
-        let ipc = async {
-            match ipc {
-                Some(ipc) => stop_on_end(ipc.run(stop.clone()).await),
-                None => Ok(()),
-            }
-        };
-        let zap_unix = async {
-            match zap_unix {
-                Some(unix) => stop_on_end(unix.run(stop.clone()).await),
-                None => Ok(()),
-            }
-        };
+        let admin = optional(admin.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
+        let quic = optional(quic.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
+        let ipc = optional(ipc.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
+        let zap_unix = optional(zap_unix.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
+        let zaphttp = optional(zaphttp.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
+        let zaphttp_unix =
+            optional(zaphttp_unix.map(|s| async { stop_on_end(s.run(stop.clone()).await) }));
         let trigger = async {
             tokio::select! {
                 () = shutdown => tracing::info!("shutting down"),
@@ -270,8 +319,23 @@ impl Servers {
             }
             stop.cancel();
         };
-        let (zap, http, admin, quic, ipc, zap_unix, ()) =
-            tokio::join!(zap, http, admin, quic, ipc, zap_unix, trigger);
-        zap.and(http).and(admin).and(quic).and(ipc).and(zap_unix)
+        let (zap, http, admin, quic, ipc, zap_unix, zaphttp, zaphttp_unix, ()) = tokio::join!(
+            zap,
+            http,
+            admin,
+            quic,
+            ipc,
+            zap_unix,
+            zaphttp,
+            zaphttp_unix,
+            trigger
+        );
+        zap.and(http)
+            .and(admin)
+            .and(quic)
+            .and(ipc)
+            .and(zap_unix)
+            .and(zaphttp)
+            .and(zaphttp_unix)
     }
 }

@@ -54,6 +54,7 @@ mod ts_node;
 mod websocket;
 mod zap;
 mod zap_slots;
+mod zaphttp;
 
 #[path = "../../../zap-runtime/tests/support/test_files.rs"]
 mod test_files;

@@ -84,6 +84,8 @@ mod browser;
 mod explorer;
 #[cfg(unix)]
 pub mod ipc;
+#[cfg(feature = "zaphttp")]
+mod over_zaphttp;
 mod routes;
 mod server;
 mod stall;
@@ -97,6 +99,9 @@ pub use crate::jsonrpc::{code, handle_jsonrpc, handle_jsonrpc_for, BodyLimits, C
 pub use browser::AllowedHosts;
 #[cfg(unix)]
 pub use ipc::IpcServer;
+#[cfg(feature = "zaphttp")]
+#[cfg_attr(docsrs, doc(cfg(feature = "zaphttp")))]
+pub use over_zaphttp::HttpRoutes;
 #[doc(hidden)]
 pub use server::serve_stream;
 pub use server::{serve_http, HttpServer};

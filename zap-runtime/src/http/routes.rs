@@ -39,29 +39,61 @@ pub(super) async fn route<S: Service>(
     session: &SessionSlot,
     shutdown: &CancellationToken,
 ) -> Reply {
+    let upgrade = matches!(req.uri().path(), "/rpc" | "/")
+        && req.method() == Method::GET
+        && ws::is_upgrade(&req);
+    if !upgrade {
+        return route_any(shared, req).await;
+    }
+    if let Some(refused) = refused_before_routing(shared, &req) {
+        return refused;
+    }
+    let cap = match &shared.config.authorize {
+        Some(_) => presented_cap(&req),
+        None => Ok(Vec::new()),
+    };
+    ws::upgrade(shared, req, cap, session, shutdown)
+}
+
+/// The refusal of a request for a host this server does not answer for, or for a path
+/// its [`Routes`] leave out.
+fn refused_before_routing<S, B>(shared: &Shared<S>, req: &Request<B>) -> Option<Reply> {
     if !shared.config.allowed_hosts.allows(req.headers()) {
         let host = req
             .headers()
             .get(header::HOST)
             .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned());
-        return rpc_error(
+        return Some(rpc_error(
             StatusCode::FORBIDDEN,
             format!(
                 "this server does not answer for Host {:?}: it is not among the server's allowed hosts",
                 host.unwrap_or_default()
             ),
-        );
+        ));
     }
     if shared.config.routes == Routes::HealthAndMetrics
         && !matches!(req.uri().path(), "/health" | "/health/live" | "/metrics")
     {
-        return text(
+        return Some(text(
             StatusCode::NOT_FOUND,
             format!(
                 "no such path: {} (this admin listener serves GET /health, /health/live and /metrics)\n",
                 req.uri().path()
             ),
-        );
+        ));
+    }
+    None
+}
+
+/// Route one request that is not a WebSocket upgrade, whatever carried it (HTTP/1.1, or
+/// HTTP over ZAP frames).
+pub(crate) async fn route_any<S: Service, B>(shared: &Shared<S>, req: Request<B>) -> Reply
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
+    if let Some(refused) = refused_before_routing(shared, &req) {
+        return refused;
     }
     match (req.uri().path(), req.method()) {
         // Ethereum tools (web3.py, ethers) post to the URL they are given, usually `/`.
@@ -74,13 +106,6 @@ pub(super) async fn route<S: Service>(
             reply
         }
         ("/rpc" | "/", &Method::OPTIONS) => preflight(shared, &req),
-        ("/rpc" | "/", &Method::GET) if ws::is_upgrade(&req) => {
-            let cap = match &shared.config.authorize {
-                Some(_) => presented_cap(&req),
-                None => Ok(Vec::new()),
-            };
-            ws::upgrade(shared, req, cap, session, shutdown)
-        }
         ("/rpc", _) => method_not_allowed("POST"),
         ("/health", &Method::GET | &Method::HEAD) => match shared.config.readiness.is_draining() {
             false => json(StatusCode::OK, Bytes::from_static(b"{\"status\":\"ok\"}")),
@@ -122,7 +147,11 @@ pub(super) async fn route<S: Service>(
 }
 
 /// `POST /rpc`: check the headers, read the body within its limits, answer the calls.
-async fn rpc<S: Service>(shared: &Shared<S>, req: Request<Incoming>) -> Reply {
+async fn rpc<S: Service, B>(shared: &Shared<S>, req: Request<B>) -> Reply
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
     let config = &shared.config;
     // Required, so that no web page can post here without a CORS preflight.
     match req.headers().get(header::CONTENT_TYPE) {
@@ -226,7 +255,7 @@ fn answer_headers(metadata: &crate::context::Metadata, headers: &mut hyper::Head
 
 /// `OPTIONS /rpc`: a CORS preflight, answered for the origins
 /// [`HttpConfig::cors_origins`] lists and refused (403) for any other.
-fn preflight<S: Service>(shared: &Shared<S>, req: &Request<Incoming>) -> Reply {
+fn preflight<S: Service, B>(shared: &Shared<S>, req: &Request<B>) -> Reply {
     match browser::allowed_origin(&shared.config.cors_origins, req.headers()) {
         Some(origin) => {
             let mut reply = empty(StatusCode::NO_CONTENT);
@@ -244,7 +273,7 @@ fn preflight<S: Service>(shared: &Shared<S>, req: &Request<Incoming>) -> Reply {
 /// `rpc.discover` needs: a capability valid for this server. An admin listener
 /// ([`Routes::HealthAndMetrics`]) serves it to anyone who can reach its address.
 /// The refusal to answer, if any.
-fn metrics_refusal(config: &HttpConfig, req: &Request<Incoming>) -> Option<Reply> {
+fn metrics_refusal<B>(config: &HttpConfig, req: &Request<B>) -> Option<Reply> {
     let gate = config.authorize.as_ref()?;
     if config.routes == Routes::HealthAndMetrics {
         return None;
@@ -268,7 +297,7 @@ fn metrics_refusal(config: &HttpConfig, req: &Request<Incoming>) -> Option<Reply
 /// The capability of an `Authorization: ZAP-Cap <base64 of the capability message>`
 /// header: empty when there is no such header, or why it cannot be read (another scheme,
 /// several headers, bad base64), which refuses every call: nothing is guessed.
-fn presented_cap(req: &Request<Incoming>) -> Result<Vec<u8>, &'static str> {
+fn presented_cap<B>(req: &Request<B>) -> Result<Vec<u8>, &'static str> {
     use base64::Engine as _;
     let mut values = req.headers().get_all(header::AUTHORIZATION).iter();
     let Some(value) = values.next() else {
@@ -291,7 +320,7 @@ fn presented_cap(req: &Request<Incoming>) -> Result<Vec<u8>, &'static str> {
 
 /// The Content-Length header as a number (`None` if absent or unreadable: hyper has
 /// already refused malformed framing, and the capped read still applies).
-fn declared_length(req: &Request<Incoming>) -> Option<u64> {
+fn declared_length<B>(req: &Request<B>) -> Option<u64> {
     req.headers()
         .get(header::CONTENT_LENGTH)?
         .to_str()
@@ -333,24 +362,28 @@ enum BodyError {
     /// More than the limit.
     TooLarge,
     /// The connection failed.
-    Io(hyper::Error),
+    Io(String),
 }
 
 /// Read a request body of at most `max` bytes. What it holds past [`UNCOUNTED_BODY`] is
 /// counted in `held`'s budget before more is read: when the budget is spent, reading
 /// waits (the caller's timeout bounds the wait). A body that arrives in one chunk is
 /// not copied.
-async fn read_body(
-    mut body: Incoming,
+async fn read_body<B>(
+    mut body: B,
     max: usize,
     budget: &BufferBudget,
     held: &mut Option<Held>,
-) -> Result<Bytes, BodyError> {
+) -> Result<Bytes, BodyError>
+where
+    B: hyper::body::Body<Data = Bytes> + Unpin,
+    B::Error: std::fmt::Display,
+{
     let mut single: Option<Bytes> = None;
     let mut whole = Vec::new();
     let mut len = 0usize;
     while let Some(frame) = body.frame().await {
-        let Ok(data) = frame.map_err(BodyError::Io)?.into_data() else {
+        let Ok(data) = frame.map_err(|e| BodyError::Io(e.to_string()))?.into_data() else {
             continue; // trailers
         };
         len = len.saturating_add(data.len());

@@ -11,6 +11,7 @@ mod export;
 mod fmt;
 mod generate;
 mod health;
+mod http;
 mod inputs;
 mod layout;
 mod openrpc;
@@ -42,6 +43,7 @@ enum Command {
     Call(call::Args),
     Describe(describe::Args),
     Health(health::Args),
+    Http(http::Args),
 }
 
 /// Parse the command line and run the chosen subcommand. Usage errors exit with 2 (clap).
@@ -59,6 +61,7 @@ pub fn run() -> ExitCode {
         Command::Call(args) => call::run(&args),
         Command::Describe(args) => describe::run(&args),
         Command::Health(args) => health::run(&args),
+        Command::Http(args) => http::run(&args),
     }
 }
 

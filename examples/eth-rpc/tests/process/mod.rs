@@ -22,6 +22,8 @@ pub struct EthRpc {
     pub quic: Option<SocketAddr>,
     /// The admin listener (`--metrics-addr`), if it has one.
     pub metrics: Option<SocketAddr>,
+    /// The zaphttp address (`--zaphttp-addr`), if it serves zaphttp.
+    pub zaphttp: Option<SocketAddr>,
     /// Its log (stderr), line by line, from after the "serving" line.
     pub log: tokio::sync::mpsc::UnboundedReceiver<String>,
 }
@@ -79,7 +81,7 @@ impl EthRpc {
             .expect("run the eth-rpc binary");
         let pid = child.id().expect("a running child has a pid");
         let mut lines = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
-        let (zap, http, metrics, quic) = loop {
+        let (zap, http, metrics, quic, zaphttp) = loop {
             let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
                 .await
                 .expect("eth-rpc logs within 30 s")
@@ -91,6 +93,7 @@ impl EthRpc {
                     addr_in(&line, "http=").expect("http address in the log"),
                     addr_in(&line, "metrics="),
                     addr_in(&line, "quic="),
+                    addr_in(&line, "zaphttp="),
                 );
             }
         };
@@ -108,6 +111,7 @@ impl EthRpc {
             http,
             quic,
             metrics,
+            zaphttp,
             log,
         }
     }
