@@ -365,3 +365,91 @@ async fn a_peer_that_stalls_or_never_reads_is_let_go() {
     let client = Client::new(server.addr.as_str());
     assert_eq!(client.send(get("/nope")).await.unwrap().status(), 404);
 }
+
+#[tokio::test]
+async fn an_axum_router_runs_unchanged() {
+    use axum::routing::post;
+    let app = axum::Router::new()
+        .route(
+            "/hello/{name}",
+            axum::routing::get(
+                |axum::extract::Path(name): axum::extract::Path<String>| async move {
+                    format!("hello, {name}")
+                },
+            ),
+        )
+        .route("/echo", post(|body: Bytes| async move { body }));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    let shutdown = CancellationToken::new();
+    let server = tokio::spawn(zaphttp::serve(
+        listener,
+        app,
+        ServerConfig::default(),
+        shutdown.clone(),
+    ));
+    let client = Client::new(addr.as_str());
+    let hello = client.send(get("/hello/ada")).await.unwrap();
+    assert_eq!(
+        hello.into_body().collect().await.unwrap().to_bytes(),
+        "hello, ada"
+    );
+    let echo = http::Request::post("/echo")
+        .body(Body::from("bytes"))
+        .unwrap();
+    let echo = client.send(echo).await.unwrap();
+    assert_eq!(
+        echo.into_body().collect().await.unwrap().to_bytes(),
+        "bytes"
+    );
+    let wrong = client
+        .send(http::Request::delete("/echo").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 405);
+    assert_eq!(wrong.headers()["allow"], "POST");
+    shutdown.cancel();
+    server.await.unwrap().unwrap();
+}
+
+#[tokio::test]
+async fn shutdown_finishes_the_exchange_in_flight() {
+    let mut server = start(ServerConfig::default()).await;
+    let client = Client::new(server.addr.as_str());
+    let answer = client.send(get("/stream")).await.unwrap();
+    let feed = server.feeds.recv().await.unwrap();
+    server.shutdown.cancel();
+    // The stream in flight goes on to its end after shutdown began.
+    feed.send(Ok(http_body::Frame::data(Bytes::from_static(b"late"))))
+        .await
+        .unwrap();
+    drop(feed);
+    let body = answer.into_body().collect().await.unwrap().to_bytes();
+    assert_eq!(body, "late");
+    server.task.await.unwrap().unwrap();
+    // And the listener is closed.
+    assert!(TcpStream::connect(&server.addr).await.is_err());
+}
+
+#[tokio::test]
+async fn a_pooled_connection_the_server_closed_is_replaced() {
+    let server = start(ServerConfig {
+        idle_timeout: Duration::from_millis(100),
+        ..ServerConfig::default()
+    })
+    .await;
+    let client = Client::new(server.addr.as_str());
+    assert_eq!(client.send(get("/nope")).await.unwrap().status(), 404);
+    // The server closes the idle connection; the client's next call finds it closed.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while server.stats.active_connections() > 0 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the idle connection stays open"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // A GET is safe to send again: it is, on a new connection.
+    assert_eq!(client.send(get("/nope")).await.unwrap().status(), 404);
+    assert_eq!(server.stats.accepted(), 2);
+}

@@ -33,6 +33,7 @@ pub fn all() -> BTreeMap<&'static str, Vec<Vec<u8>>> {
     seeds.insert("zap_conn", zap_conn());
     seeds.insert("ws_session", ws_session());
     seeds.insert("quic_stream", quic_stream());
+    seeds.insert("zaphttp_conn", zaphttp_conn());
     seeds
 }
 
@@ -542,6 +543,60 @@ fn node_framing(v: &Vectors) -> Vec<Vec<u8>> {
         let mut one = vec![1u8];
         encode_node_frame(&mut one, i, Flag::Request, env).expect("a small frame");
         seeds.push(one);
+    }
+    seeds
+}
+
+/// A zaphttp request frame (with its length prefix), as the Go client writes one.
+pub fn zaphttp_request(method: &[u8], target: &[u8], body: &[u8]) -> Vec<u8> {
+    use zap_runtime::zaphttp::codec::{request, Encoder, FrameKind};
+    let mut out = Vec::new();
+    let mut e = Encoder::begin(&mut out, FrameKind::Request);
+    e.bytes(request::METHOD, method)
+        .bytes(request::TARGET, target)
+        .bytes(request::PROTO, b"HTTP/1.1")
+        .pairs(
+            request::HEADERS,
+            [
+                (&b"Host"[..], &b"example.com"[..]),
+                (b"X-A", b"1"),
+                (b"X-A", b"2"),
+            ],
+            false,
+        )
+        .bytes(request::BODY, body)
+        .pairs(request::TRAILER, [(&b"X-T"[..], &b"v"[..])], false);
+    e.finish();
+    out
+}
+
+/// Connections to the `zaphttp_conn` target: requests as Go writes them (kept alive,
+/// streamed answers, a panic), and the Go implementation's own frames from the goldens
+/// (`../tests/data/zaphttp/go-frames.txt`: responses where requests go, refused).
+fn zaphttp_conn() -> Vec<Vec<u8>> {
+    let calls = [
+        zaphttp_request(b"POST", b"/echo", b"hello"),
+        zaphttp_request(b"", b"", b""),
+        zaphttp_request(b"GET", b"/stream", b"0123456789"),
+        zaphttp_request(b"GET", b"/panic", b""),
+        zaphttp_request(b"PUT", b"/echo?a=1&b=2", &[0xff; 40]),
+    ]
+    .concat();
+    let mut seeds = Vec::new();
+    for settings in [0u8, 1, 2] {
+        seeds.push([&[settings][..], &calls].concat());
+    }
+    let goldens =
+        std::fs::read_to_string(data_dir().join("zaphttp/go-frames.txt")).unwrap_or_default();
+    for line in goldens.lines().filter(|l| !l.starts_with('#')) {
+        if let Some((_, hex)) = line.split_once(' ') {
+            if let Ok(frame) = hex::decode(hex) {
+                let mut seed = vec![0u8];
+                seed.extend_from_slice(&(frame.len() as u32).to_be_bytes());
+                seed.extend_from_slice(&frame);
+                seeds.push(seed);
+            }
+        }
     }
     seeds
 }

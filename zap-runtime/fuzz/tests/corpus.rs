@@ -138,6 +138,36 @@ fn quic_stream() {
     run_target("quic_stream");
 }
 
+#[test]
+fn zaphttp_conn() {
+    run_target("zaphttp_conn");
+}
+
+/// The `zaphttp_conn` harness is not vacuous: a request is answered with its echo, a
+/// streamed one with a head, data and an end, and a lie with a 400.
+#[test]
+fn zaphttp_conn_reaches_the_service() {
+    use zap_fuzz::seeds::zaphttp_request;
+    let sent = [
+        zaphttp_request(b"POST", b"/echo", b"hi"),
+        zaphttp_request(b"GET", b"/stream", b"abcd"),
+    ]
+    .concat();
+    let answer = zap_fuzz::support::over_duplex(
+        move |io| async move {
+            let service =
+                tower::service_fn(|r: http::Request<zap_runtime::zaphttp::Body>| async move {
+                    Ok::<_, std::convert::Infallible>(http::Response::new(r.into_body()))
+                });
+            zap_runtime::zaphttp::serve_stream(service, Default::default(), io).await
+        },
+        &[&sent],
+    );
+    let frames = zap_fuzz::targets::zaphttp_conn::frames(&answer);
+    assert_eq!(frames.len(), 2, "two whole answers");
+    zap_fuzz::targets::zaphttp_conn::run(&[&[0u8][..], &sent].concat());
+}
+
 /// The `quic_stream` harness is not vacuous: a call is answered with its PromiseID, a
 /// server stream sends its messages.
 #[test]

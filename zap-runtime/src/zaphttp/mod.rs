@@ -57,6 +57,8 @@ pub use crate::accept::ServerStats;
 pub use body::Body;
 pub use client::{Address, Client, ClientConfig};
 pub use codec::{FrameError, FrameKind, MAX_FRAME};
+#[doc(hidden)]
+pub use server::serve_stream;
 pub use server::{serve, HttpService, PeerAddr, Server, ServerConfig};
 #[cfg(unix)]
 pub use server::{serve_unix, UnixServer};

@@ -33,9 +33,9 @@ pub struct PeerAddr(pub Option<SocketAddr>);
 /// Limits and timeouts of a zaphttp server.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
-    /// Largest frame read (default and most [`MAX_FRAME`](super::MAX_FRAME), 64 MiB, as
-    /// Go): a longer one closes the connection. A response body longer than a frame can
-    /// hold is streamed.
+    /// Largest frame read (default [`MAX_FRAME`](super::MAX_FRAME), 64 MiB, as Go): a
+    /// longer one closes the connection. Answers are bounded by what Go reads: a
+    /// response body that would not fit 64 MiB is streamed.
     pub max_frame: usize,
     /// How long a kept-alive connection may wait for its next request (default 60 s).
     pub idle_timeout: Duration,
@@ -302,6 +302,21 @@ where
     UnixServer::bind(path, service, config)?.run(shutdown).await
 }
 
+/// Serve one connection over `io`, any byte stream, as [`Server`] serves each accepted
+/// one, until the peer closes it or a timeout does. For fuzzing and tests of the whole
+/// connection path without sockets; not a stable API.
+#[doc(hidden)]
+pub async fn serve_stream<S, B, IO>(service: S, config: ServerConfig, io: IO)
+where
+    S: HttpService<B>,
+    B: HttpBody + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<BoxError> + Send,
+    IO: AsyncRead + AsyncWrite + Unpin,
+{
+    serve_connection(service, io, None, &config, &CancellationToken::new()).await;
+}
+
 /// Serve one connection: exchange after exchange until the peer closes it, a timeout
 /// or a malformed frame closes it, or shutdown does (between exchanges).
 pub(crate) async fn serve_connection<S, B, IO>(
@@ -453,9 +468,8 @@ where
         }
     };
     let (parts, body) = response.into_parts();
-    let room = config
-        .max_frame
-        .saturating_sub(HEADER_LEN + OBJECT_LEN + (64 << 10));
+    // What a peer reads: Go's bound, whatever this server's own bound for reading is.
+    let room = super::MAX_FRAME - (HEADER_LEN + OBJECT_LEN + (64 << 10));
     let whole = body.size_hint().exact().is_some_and(|n| n <= room as u64);
     let mut body = std::pin::pin!(body);
     if whole {

@@ -19,12 +19,13 @@ pub mod roundtrip;
 pub mod stream_dispatch;
 pub mod ws_session;
 pub mod zap_conn;
+pub mod zaphttp_conn;
 
 /// A target's body.
 pub type Body = fn(&[u8]);
 
 /// Every target by name, as `fuzz_targets/<name>.rs` calls it.
-pub const ALL: [(&str, Body); 13] = [
+pub const ALL: [(&str, Body); 14] = [
     ("reader", reader::run),
     ("frame_decoder", frame_decoder::run),
     ("envelope", envelope::run),
@@ -38,4 +39,5 @@ pub const ALL: [(&str, Body); 13] = [
     ("zap_conn", zap_conn::run),
     ("ws_session", ws_session::run),
     ("quic_stream", quic_stream::run),
+    ("zaphttp_conn", zaphttp_conn::run),
 ];
