@@ -46,6 +46,7 @@ documents! {
     security => "docs/security.md",
     tls => "docs/tls.md",
     transports => "docs/transports.md",
+    zaphttp => "docs/zaphttp.md",
 }
 
 /// A fenced code block of a markdown document.
