@@ -571,14 +571,14 @@ pub fn zaphttp_request(method: &[u8], target: &[u8], body: &[u8]) -> Vec<u8> {
 }
 
 /// Connections to the `zaphttp_conn` target: requests as Go writes them (kept alive,
-/// streamed answers, a panic), and the Go implementation's own frames from the goldens
+/// streamed answers, a failing service), and the Go implementation's own frames from the goldens
 /// (`../tests/data/zaphttp/go-frames.txt`: responses where requests go, refused).
 fn zaphttp_conn() -> Vec<Vec<u8>> {
     let calls = [
         zaphttp_request(b"POST", b"/echo", b"hello"),
         zaphttp_request(b"", b"", b""),
         zaphttp_request(b"GET", b"/stream", b"0123456789"),
-        zaphttp_request(b"GET", b"/panic", b""),
+        zaphttp_request(b"GET", b"/fail", b""),
         zaphttp_request(b"PUT", b"/echo?a=1&b=2", &[0xff; 40]),
     ]
     .concat();
