@@ -6,6 +6,7 @@
 
 pub mod codecs;
 pub mod hexser;
+pub mod http_echo;
 pub mod load;
 pub mod peers;
 pub mod records;

@@ -66,6 +66,38 @@ async fn drives_the_example_server_and_the_baselines() {
     check(Target::ZapEcho, echo_addr).await;
     check(Target::HttpFixed, fixed_addr).await;
 
+    // The same axum Router over zaphttp (depth 1: no pipelining) and over HTTP/1.1.
+    let zaphttp = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let zaphttp_addr = zaphttp.local_addr().unwrap();
+    let shutdown = zap_runtime::server::CancellationToken::new();
+    let app = zap_benches::http_echo::app();
+    tokio::spawn(zap_runtime::zaphttp::serve(
+        zaphttp,
+        app,
+        Default::default(),
+        shutdown,
+    ));
+    let report = run(&config(Target::ZapHttp, zaphttp_addr, 1))
+        .await
+        .unwrap();
+    assert_eq!(report.checked, 300);
+    let err = run(&config(Target::ZapHttp, zaphttp_addr, 2))
+        .await
+        .unwrap_err();
+    assert!(err.contains("--depth 1"), "{err}");
+    let http1 = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let http1_addr = http1.local_addr().unwrap();
+    tokio::spawn(zap_benches::http_echo::serve_http1(
+        http1,
+        zap_benches::http_echo::app(),
+    ));
+    check(Target::HttpEcho, http1_addr).await;
+    // An answer that is not the request's body fails the run.
+    let err = run(&config(Target::HttpEcho, fixed_addr, 1))
+        .await
+        .unwrap_err();
+    assert!(err.contains("want 200 with"), "{err}");
+
     // Wrong answers fail the run: the echo is no eth_getBalance answer, and the
     // example server's answers are not the fixed body.
     let err = run(&config(Target::Zap, echo_addr, 2)).await.unwrap_err();

@@ -41,11 +41,11 @@ fn put_request(out: &mut Vec<u8>, body: &mut Vec<u8>, id: u64, account: &str) {
 }
 
 /// A response: status, body, bytes it took.
-type Parsed<'a> = (u16, &'a [u8], usize);
+pub(super) type Parsed<'a> = (u16, &'a [u8], usize);
 
 /// One complete response at the start of `buf`: (status, body, bytes used), or `None`
 /// if more bytes are needed.
-fn parse_response(buf: &[u8]) -> Result<Option<Parsed<'_>>, String> {
+pub(super) fn parse_response(buf: &[u8]) -> Result<Option<Parsed<'_>>, String> {
     let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
         if buf.len() > 16 << 10 {
             return Err("response header over 16 KiB".into());

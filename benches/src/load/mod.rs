@@ -7,6 +7,7 @@
 
 pub mod baseline;
 mod calls;
+mod echo_http;
 mod http;
 mod quic;
 mod stats;
@@ -59,6 +60,12 @@ pub enum Target {
     /// tarpc `get_balance` through its client: one TCP connection per connection,
     /// `depth` calls in flight on it (feature `rpc-peers`).
     Tarpc,
+    /// `POST /echo` over HTTP over ZAP frames (zaphttp), a JSON body that must come back
+    /// unchanged with status 200; depth 1 (zaphttp has no pipelining).
+    #[value(name = "zaphttp")]
+    ZapHttp,
+    /// The same `POST /echo` over HTTP/1.1 keep-alive, pipelined up to the depth.
+    HttpEcho,
     /// Cap'n Proto RPC `getBalance` through capnp-rpc's client: one TCP connection per
     /// connection, `depth` calls in flight on it; each connection's RPC system (which is
     /// not `Send`) on a thread of its own (feature `rpc-peers`).
@@ -81,6 +88,8 @@ impl Target {
             Target::Grpc => "grpc",
             Target::Tarpc => "tarpc",
             Target::Capnp => "capnp",
+            Target::ZapHttp => "zaphttp",
+            Target::HttpEcho => "http-echo",
         }
     }
 }
@@ -270,6 +279,11 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
                 Target::Ws => match stream {
                     Conn::Plain(s) => ws::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(_) => Err("the WebSocket target has no TLS mode".to_owned()),
+                    Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
+                },
+                Target::ZapHttp | Target::HttpEcho => match stream {
+                    Conn::Plain(s) => echo_http::drive(s, &config, &clock, &ledger, first_id).await,
+                    Conn::Tls(_) => Err("the HTTP echo targets have no TLS mode".to_owned()),
                     Conn::Quic => unreachable!("only the quic target makes no TCP connection"),
                 },
                 Target::Http | Target::HttpFixed => match stream {
