@@ -25,12 +25,14 @@ struct EthRpc {
     child: Child,
     zap: SocketAddr,
     http: SocketAddr,
+    zaphttp: SocketAddr,
 }
 
 impl EthRpc {
     fn start(trust_file: &Path) -> EthRpc {
         let mut child = Command::new(env!("CARGO_BIN_EXE_eth-rpc"))
             .args(["--zap-addr", "127.0.0.1:0", "--http-addr", "127.0.0.1:0"])
+            .args(["--zaphttp-addr", "127.0.0.1:0"])
             .arg("--cap-trust")
             .arg(trust_file)
             .args(["--cap-target", &hex::encode(TARGET)])
@@ -47,7 +49,7 @@ impl EthRpc {
                 .and_then(|a| a.parse().ok())
         };
         // The log line "eth-rpc serving ... zap=ADDR http=ADDR" comes once both listen.
-        let (zap, http) = loop {
+        let (zap, http, zaphttp) = loop {
             let line = lines
                 .next()
                 .expect("eth-rpc exited before serving")
@@ -56,12 +58,18 @@ impl EthRpc {
                 break (
                     addr(&line, "zap=").expect("zap address in the log"),
                     addr(&line, "http=").expect("http address in the log"),
+                    addr(&line, "zaphttp=").expect("zaphttp address in the log"),
                 );
             }
         };
         // Keep draining the log so the server never blocks on a full pipe.
         std::thread::spawn(move || lines.for_each(drop));
-        EthRpc { child, zap, http }
+        EthRpc {
+            child,
+            zap,
+            http,
+            zaphttp,
+        }
     }
 }
 
@@ -70,6 +78,29 @@ impl Drop for EthRpc {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The JSON-RPC answer to `body` posted to `/rpc` over zaphttp, with `authorization`.
+fn over_zaphttp(addr: SocketAddr, body: &str, authorization: Option<String>) -> Value {
+    use http_body_util::BodyExt as _;
+    use zap_runtime::zaphttp::{Body, Client};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut request = http::Request::post("/rpc").header("content-type", "application/json");
+        if let Some(authorization) = authorization {
+            request = request.header("authorization", authorization);
+        }
+        let request = request.body(Body::from(body.to_owned())).unwrap();
+        let answer = Client::new(addr.to_string().as_str())
+            .send(request)
+            .await
+            .expect("an answer over zaphttp");
+        let body = answer.into_body().collect().await.unwrap().to_bytes();
+        serde_json::from_slice(&body).unwrap()
+    })
 }
 
 fn curl(url: &str, body: &str, authorization: Option<String>) -> Value {
@@ -183,6 +214,15 @@ fn python_minted_capability_opens_both_transports() {
     let answer = curl(&url, &body, None);
     assert_eq!(answer["error"]["code"], -32001, "{answer}");
     let answer = curl(&url, &body, Some(format!("Bearer {token}")));
+    assert_eq!(answer["error"]["code"], -32001, "{answer}");
+    // The same rules over zaphttp.
+    let answer = over_zaphttp(server.zaphttp, &body, Some(format!("ZAP-Cap {token}")));
+    assert_eq!(
+        answer["result"],
+        format!("{:#x}", ledger.account(known).balance),
+        "{answer}"
+    );
+    let answer = over_zaphttp(server.zaphttp, &body, None);
     assert_eq!(answer["error"]["code"], -32001, "{answer}");
 
     // A capability the same trusted issuer minted for another service: refused for every
