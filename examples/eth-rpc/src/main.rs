@@ -114,12 +114,13 @@ struct Args {
     /// 503 (so a load balancer stops sending new work) before draining and exiting.
     #[arg(long, value_name = "SECONDS", default_value_t = 0.0)]
     readiness_grace: f64,
-    /// Close an HTTP connection whose peer takes none of its answer for this long: a
-    /// client that never reads holds a connection, and the answer, no longer.
+    /// Close an HTTP (or zaphttp) connection whose peer takes none of its answer for this
+    /// long: a client that never reads holds a connection, and the answer, no longer.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     http_write_stall_timeout: f64,
-    /// Close an HTTP connection whose next request head has not arrived this long after
-    /// it connected or after its last answer: the idle keep-alive timeout.
+    /// Close an HTTP (or zaphttp) connection whose next request head (frame) has not
+    /// arrived this long after it connected or after its last answer: the idle
+    /// keep-alive timeout.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     http_header_read_timeout: f64,
     /// The Host names the HTTP server answers, comma-separated; `*` for any. Any other
@@ -177,7 +178,7 @@ struct Args {
     /// Most ZAP/TCP connections at once; more are refused.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     zap_max_connections: usize,
-    /// Most HTTP connections at once; more are refused.
+    /// Most HTTP connections at once (and as many zaphttp connections); more are refused.
     #[arg(long, value_name = "N", default_value_t = 1024)]
     http_max_connections: usize,
     /// Most connections from one IP address at once, on each port. Default: no limit
@@ -339,7 +340,17 @@ async fn run(args: Args) -> std::io::Result<()> {
     if let Some(quic) = &mut config.quic {
         quic.config.buffer_budget = budget.clone();
     }
-    config.http.buffer_budget = budget;
+    config.http.buffer_budget = budget.clone();
+    // zaphttp carries the HTTP routes: the HTTP port's limits are its limits.
+    config.zaphttp = zap_runtime::zaphttp::ServerConfig {
+        idle_timeout: config.http.header_read_timeout,
+        read_timeout: config.http.body_read_timeout,
+        write_stall_timeout: config.http.write_stall_timeout,
+        max_connections: config.http.max_connections,
+        max_connections_per_address: config.http.max_connections_per_address,
+        buffer_budget: budget,
+        ..config.zaphttp
+    };
     config.zap.max_streams = args.zap_max_streams;
     config.zap.pipeline_results = args.zap_pipeline_results;
     config.zap.pipeline_bytes = args.zap_pipeline_bytes;

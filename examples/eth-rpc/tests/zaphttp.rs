@@ -237,3 +237,67 @@ fn zaphttp_peer() -> std::path::PathBuf {
     );
     path
 }
+
+#[tokio::test]
+async fn a_client_that_never_reads_is_let_go_at_the_stall_timeout() {
+    let server = EthRpc::start(&[
+        "--zaphttp-addr",
+        "127.0.0.1:0",
+        "--http-write-stall-timeout",
+        "0.5",
+    ])
+    .await;
+    let addr = server.zaphttp.expect("zaphttp in the log");
+    let active = || async {
+        process::Scrape::from(server.http)
+            .metric("zap_connections_active", &[r#"server="zaphttp""#])
+            .await
+    };
+    // Requests for /metrics (answers of several KiB), written back to back and never
+    // read: the answers fill the socket buffers, then the server's write stalls.
+    let mut request = Vec::new();
+    let mut e = codec::Encoder::begin(&mut request, codec::FrameKind::Request);
+    e.bytes(codec::request::METHOD, b"GET")
+        .bytes(codec::request::TARGET, b"/metrics")
+        .pairs(
+            codec::request::HEADERS,
+            [(&b"host"[..], &b"localhost"[..])],
+            true,
+        );
+    e.finish();
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let writer = tokio::spawn(async move {
+        // Stops when the server closes the connection (or stops reading).
+        for _ in 0..100_000 {
+            if stream.write_all(&request).await.is_err() {
+                return;
+            }
+        }
+    });
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let open = active().await;
+        assert!(open.is_some(), "the metrics port answers");
+        if open == Some(0) && writer.is_finished() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the stalled connection is still open"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // It was closed after its answers had filled the buffers, not before.
+    let sent = process::Scrape::from(server.http)
+        .metric("zap_sent_bytes_total", &[r#"server="zaphttp""#])
+        .await
+        .unwrap();
+    assert!(
+        sent > 64 << 10,
+        "{sent} bytes of answers sent before the close"
+    );
+    // Others are served meanwhile and after.
+    let client = Client::new(addr.to_string().as_str());
+    let health = http::Request::get("/health").body(Body::empty()).unwrap();
+    assert_eq!(text(&client, health).await.0, 200);
+}
