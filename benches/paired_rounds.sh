@@ -29,21 +29,10 @@ RAW=benches/results/raw
 mkdir -p "$RAW"
 rm -f "$RAW"/tls-*.json "$RAW"/paired-*.json "$RAW"/paired-*.cpu
 PKI=$(mktemp -d)
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+cleanup_extra() {
     rm -rf "$PKI"
 }
-trap cleanup EXIT
-
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    SERVER_PIN=(taskset -c 0)
-    CLIENT_PIN=(taskset -c 1)
-else
-    SERVER_PIN=()
-    CLIENT_PIN=()
-fi
+. benches/rounds_lib.sh
 
 # A CA and a server certificate for localhost.
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
@@ -83,9 +72,6 @@ ECHO_PID=$LAST_PID
 
 # utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat; the
 # command name in field 2 has no spaces here).
-cpu_ticks() {
-    awk '{print $14 + $15}' "/proc/$1/stat"
-}
 
 load() {
     local name=$1 target=$2 addr=$3 depth=$4 round=$5 pid=$6

@@ -24,22 +24,11 @@ mkdir -p "$RAW"
 rm -f "$RAW"/quic-*.json "$RAW"/quic-cpu.txt
 PKI=$(mktemp -d)
 NS=zapc-quic-$$
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
+cleanup_extra() {
     ip netns del "$NS" 2>/dev/null || true
     rm -rf "$PKI"
 }
-trap cleanup EXIT
-
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    SERVER_PIN=(taskset -c 0)
-    CLIENT_PIN=(taskset -c 1)
-else
-    SERVER_PIN=()
-    CLIENT_PIN=()
-fi
+. benches/rounds_lib.sh
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
     -subj /CN=quic-rounds-ca -keyout "$PKI/ca.key" -out "$PKI/ca.pem" 2>/dev/null

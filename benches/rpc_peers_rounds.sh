@@ -41,20 +41,7 @@ RAW=benches/results/raw
 OUT=$RAW/rpc-peers
 rm -rf "$OUT"
 mkdir -p "$OUT"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-}
-trap cleanup EXIT
-
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    SERVER_PIN=(taskset -c 0)
-    CLIENT_PIN=(taskset -c 1)
-else
-    SERVER_PIN=()
-    CLIENT_PIN=()
-fi
+. benches/rounds_lib.sh
 
 ZAPGO=${ZAPGO_PEER:-target/zapgo/zapgo-peer}
 if [ ! -x "$ZAPGO" ]; then
@@ -96,11 +83,6 @@ serve floor 127.0.0.1:19997 "$BIN/peer_server" floor --addr 127.0.0.1:19997
 serve echo 127.0.0.1:19996 "$BIN/peer_server" echo --addr 127.0.0.1:19996
 serve go-echo 127.0.0.1:19995 "$ZAPGO" serve --tcp 127.0.0.1:19995
 
-# utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/<pid>/stat; the
-# command names here have no spaces).
-cpu_ticks() {
-    awk '{print $14 + $15}' "/proc/$1/stat"
-}
 
 # load SERVER TARGET DEPTH FILE [LOADGEN ARGS...]: one run, its report and CPU ticks.
 load() {

@@ -21,21 +21,8 @@ SECONDS_PER_RUN=${2:-3}
 RAW=benches/results/raw
 mkdir -p "$RAW"
 rm -f "$RAW"/ws-*.json "$RAW"/ws-cpu.txt
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-}
-trap cleanup EXIT
+. benches/rounds_lib.sh
 ulimit -n 8192
-
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    SERVER_PIN=(taskset -c 0)
-    CLIENT_PIN=(taskset -c 1)
-else
-    SERVER_PIN=()
-    CLIENT_PIN=()
-fi
 
 cargo build --release -p zap-benches --bin loadgen --bin fanout -p eth-rpc --bin eth-rpc
 BIN=target/release

@@ -35,20 +35,7 @@ RAW=benches/results/raw
 OUT=$RAW/zaphttp
 rm -rf "$OUT"
 mkdir -p "$OUT"
-PIDS=()
-cleanup() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-}
-trap cleanup EXIT
-
-if command -v taskset >/dev/null 2>&1 && [ "$(nproc)" -ge 2 ]; then
-    SERVER_PIN=(taskset -c 0)
-    CLIENT_PIN=(taskset -c 1)
-else
-    SERVER_PIN=()
-    CLIENT_PIN=()
-fi
+. benches/rounds_lib.sh
 
 PEER=${ZAPHTTP_PEER:-target/zaphttp/zaphttp-peer}
 if [ ! -x "$PEER" ]; then
@@ -79,9 +66,6 @@ serve zaphttp 127.0.0.1:19661 "$BIN/zaphttp_server" zaphttp --addr 127.0.0.1:196
 serve http1 127.0.0.1:19662 "$BIN/zaphttp_server" http1 --addr 127.0.0.1:19662
 serve go 127.0.0.1:19663 "$PEER" serve --addr 127.0.0.1:19663
 
-cpu_ticks() {
-    awk '{print $14 + $15}' "/proc/$1/stat"
-}
 
 # load SERVER TARGET FILE: one run, its report and the server's CPU ticks.
 load() {
