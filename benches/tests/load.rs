@@ -2,26 +2,15 @@
 //! few hundred requests: it accepts correct answers from each (and the baselines' echo
 //! and fixed body), and it fails a run when the server answers wrongly.
 
-use std::time::Duration;
-
 #[path = "../../zap-runtime/tests/tls_support/pki.rs"]
 mod pki;
 
 use tokio::net::TcpListener;
 use zap_benches::load::baseline::{serve_echo, serve_fixed_http};
-use zap_benches::load::{run, Length, LoadConfig, Target};
+use zap_benches::load::{run, LoadConfig, Target};
 
 fn config(target: Target, addr: std::net::SocketAddr, depth: usize) -> LoadConfig {
-    LoadConfig {
-        target,
-        addr,
-        connections: 3,
-        depth,
-        length: Length::Requests(300),
-        stall_timeout: Duration::from_secs(10),
-        tls: None,
-        rate: None,
-    }
+    LoadConfig::short_run(target, addr, depth)
 }
 
 async fn check(target: Target, addr: std::net::SocketAddr) {

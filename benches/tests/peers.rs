@@ -7,20 +7,11 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use zap_benches::load::{run, Length, LoadConfig, Target};
+use zap_benches::load::{run, LoadConfig, Target};
 use zap_benches::peers;
 
-fn config(target: Target, addr: SocketAddr, depth: usize) -> LoadConfig {
-    LoadConfig {
-        target,
-        addr,
-        connections: 3,
-        depth,
-        length: Length::Requests(300),
-        stall_timeout: Duration::from_secs(10),
-        tls: None,
-        rate: None,
-    }
+fn config(target: Target, addr: std::net::SocketAddr, depth: usize) -> LoadConfig {
+    LoadConfig::short_run(target, addr, depth)
 }
 
 async fn free_port() -> SocketAddr {

@@ -15,22 +15,33 @@ use eth_rpc::ledger::Ledger;
 
 use super::{expected, Clock, ConnStats, LoadConfig};
 
-/// Run `config.depth` workers on `client` for connection number `conn`; `call(client, id,
+/// What the workers of one connection share: the run's settings, the connection's
+/// number, the clock, the ledger the answers are checked against and the first call id.
+#[derive(Clone)]
+pub(crate) struct Slot {
+    pub config: LoadConfig,
+    pub conn: usize,
+    pub clock: Arc<Clock>,
+    pub ledger: Arc<Ledger>,
+    pub first_id: u64,
+}
+
+/// Run `config.depth` workers on `client` for the connection `slot`; `call(client, id,
 /// account)` makes one `eth_getBalance` call and gives the answer's (id, balance).
-pub(crate) async fn workers<C, F, Fut>(
-    config: &LoadConfig,
-    conn: usize,
-    clock: Arc<Clock>,
-    ledger: Arc<Ledger>,
-    first_id: u64,
-    client: C,
-    call: F,
-) -> Result<ConnStats, String>
+pub(crate) async fn workers<C, F, Fut>(slot: &Slot, client: C, call: F) -> Result<ConnStats, String>
 where
     C: Clone,
     F: Fn(C, u64, [u8; 20]) -> Fut,
     Fut: Future<Output = Result<(u64, u64), String>>,
 {
+    let Slot {
+        config,
+        conn,
+        clock,
+        ledger,
+        first_id,
+    } = slot;
+    let (conn, first_id) = (*conn, *first_id);
     let all_workers = (config.connections * config.depth) as f64;
     // Each worker's share of the rate: one call every `period`, the workers spread
     // evenly over the first period.
@@ -41,7 +52,7 @@ where
     // The workers of one connection run in its task (or, for a client that is not
     // `Send`, its thread), polled together.
     let workers = (0..config.depth).map(|worker| {
-        let (client, call, clock, ledger) = (client.clone(), &call, clock.clone(), &ledger);
+        let (client, call, clock, ledger) = (client.clone(), &call, clock.clone(), ledger);
         let slot = (conn * config.depth + worker) as f64 / all_workers;
         async move {
             let mut stats = ConnStats::default();

@@ -118,6 +118,23 @@ pub struct LoadConfig {
     pub rate: Option<f64>,
 }
 
+impl LoadConfig {
+    /// A short run: 300 requests over 3 connections at `depth`, a 10 s stall timeout,
+    /// no TLS, no rate; what the tests drive each server with.
+    pub fn short_run(target: Target, addr: SocketAddr, depth: usize) -> LoadConfig {
+        LoadConfig {
+            target,
+            addr,
+            connections: 3,
+            depth,
+            length: Length::Requests(300),
+            stall_timeout: Duration::from_secs(10),
+            tls: None,
+            rate: None,
+        }
+    }
+}
+
 impl Target {
     /// Whether the target is driven through a client library (and so takes a rate).
     pub fn through_a_client(self) -> bool {
@@ -325,55 +342,39 @@ async fn client_calls(
     ledger: Arc<eth_rpc::ledger::Ledger>,
     first_id: u64,
 ) -> Result<ConnStats, String> {
+    let slot = calls::Slot {
+        config: config.clone(),
+        conn,
+        clock,
+        ledger,
+        first_id,
+    };
     match config.target {
         Target::ZapClient => {
             let client = zap_runtime::client::Client::connect(config.addr)
                 .await
                 .map_err(|e| format!("connect to {}: {e}", config.addr))?;
-            let client = Arc::new(client);
-            calls::workers(
-                config,
-                conn,
-                clock,
-                ledger,
-                first_id,
-                client,
-                zap_client_call,
-            )
-            .await
+            calls::workers(&slot, Arc::new(client), zap_client_call).await
         }
         #[cfg(feature = "rpc-peers")]
         Target::Grpc => {
             let client = crate::peers::grpc::connect(config.addr).await?;
-            calls::workers(
-                config,
-                conn,
-                clock,
-                ledger,
-                first_id,
-                client,
-                |c, id, account| crate::peers::grpc::get_balance(c, id, BLOCK, account),
-            )
+            calls::workers(&slot, client, |c, id, account| {
+                crate::peers::grpc::get_balance(c, id, BLOCK, account)
+            })
             .await
         }
         #[cfg(feature = "rpc-peers")]
         Target::Tarpc => {
             let client = crate::peers::tarpc::connect(config.addr).await?;
-            calls::workers(
-                config,
-                conn,
-                clock,
-                ledger,
-                first_id,
-                client,
-                |c, id, account| crate::peers::tarpc::get_balance(c, id, BLOCK, account),
-            )
+            calls::workers(&slot, client, |c, id, account| {
+                crate::peers::tarpc::get_balance(c, id, BLOCK, account)
+            })
             .await
         }
         #[cfg(feature = "rpc-peers")]
         Target::Capnp => {
             let (done, result) = tokio::sync::oneshot::channel();
-            let config = config.clone();
             std::thread::spawn(move || {
                 let run = || -> Result<ConnStats, String> {
                     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -381,16 +382,10 @@ async fn client_calls(
                         .build()
                         .map_err(|e| e.to_string())?;
                     tokio::task::LocalSet::new().block_on(&runtime, async {
-                        let client = crate::peers::capnp::connect(config.addr).await?;
-                        calls::workers(
-                            &config,
-                            conn,
-                            clock,
-                            ledger,
-                            first_id,
-                            client,
-                            |c, id, a| crate::peers::capnp::get_balance(c, id, BLOCK, a),
-                        )
+                        let client = crate::peers::capnp::connect(slot.config.addr).await?;
+                        calls::workers(&slot, client, |c, id, a| {
+                            crate::peers::capnp::get_balance(c, id, BLOCK, a)
+                        })
                         .await
                     })
                 };
