@@ -72,17 +72,18 @@ struct HeadsRequest {
 # Account balances, and what a client asks a node when it connects.
 interface Eth {
     # The balance of an account at a block, in wei. A server that checks capabilities
-    # answers it only for a capability granting permission 0x1.
-    getBalance(req: BalanceRequest) returns (resp: BalanceResponse) requires 0x1 json(
+    # answers it only for a capability granting permission 0x1. The reads change
+    # nothing: a client may send them again.
+    getBalance(req: BalanceRequest) returns (resp: BalanceResponse) no_side_effects requires 0x1 json(
         name = "eth_getBalance", params = [Account, Block], result = Balance)
     # The chain id, for signing transactions (EIP-155).
-    chainId() returns (ChainIdResponse) json(name = "eth_chainId", result = ChainId)
+    chainId() returns (ChainIdResponse) no_side_effects json(name = "eth_chainId", result = ChainId)
     # The number of the most recent block.
-    blockNumber() returns (BlockNumberResponse) json(name = "eth_blockNumber", result = Number)
+    blockNumber() returns (BlockNumberResponse) no_side_effects json(name = "eth_blockNumber", result = Number)
     # The network id, in decimal.
-    netVersion() returns (VersionResponse) json(name = "net_version", result = Version)
+    netVersion() returns (VersionResponse) no_side_effects json(name = "net_version", result = Version)
     # The node software's name and version.
-    clientVersion() returns (VersionResponse) json(name = "web3_clientVersion", result = Version)
+    clientVersion() returns (VersionResponse) no_side_effects json(name = "web3_clientVersion", result = Version)
     # The head of the chain now, then each new head as the chain advances (a server
     # stream; `eth-rpc --block-time` sets how often).
     newHeads(HeadsRequest) returns stream BlockHeader json(subscription = "newHeads")

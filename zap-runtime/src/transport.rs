@@ -96,6 +96,28 @@ pub trait Transport: Send + Sync {
         async move { self.call(ordinal, payload).await.map(Bytes::from) }
     }
 
+    /// As [`Transport::call`], for a method the schema marks `idempotent` or
+    /// `no_side_effects` (generated stubs call this for those, and `call` for every
+    /// other): safe to send again. The reconnecting and balanced clients retry it after
+    /// a connection failure, under their `Retry` policy; the default sends it once.
+    fn call_idempotent(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send {
+        self.call(ordinal, payload)
+    }
+
+    /// As [`Transport::call_bytes`], for a method marked as for
+    /// [`Transport::call_idempotent`]; the default sends it once.
+    fn call_bytes_idempotent(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Bytes, ClientError>> + Send {
+        self.call_bytes(ordinal, payload)
+    }
+
     /// Open a stream of method `ordinal` with the opening message `open`: its two
     /// directions, raw (generated stubs wrap them in typed halves). The default
     /// carries no streams.

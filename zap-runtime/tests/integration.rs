@@ -44,6 +44,7 @@ mod node_framing_prop;
 mod node_transport;
 mod read_limit;
 mod reconnecting;
+mod retries;
 mod server_calls;
 mod server_hostile;
 mod server_limits;

@@ -231,6 +231,8 @@ pub struct MethodDecl {
     pub results: Vec<ParamDecl>,
     /// `requires 0x1`: the capability permission bits a call needs.
     pub requires: Option<Bits>,
+    /// `idempotent` or `no_side_effects`, if written, and where.
+    pub idempotency: Option<(crate::ir::Idempotency, Span)>,
     /// `json(...)`, if written.
     pub json: Option<JsonOptions>,
 }

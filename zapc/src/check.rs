@@ -92,6 +92,7 @@ const RULES: &[Rule] = &[
     methods::too_many_results,
     methods::non_struct_parameters,
     methods::permission_bits_too_large,
+    methods::idempotent_streams,
     owned_names::owned_name_collisions,
     offsets::offset_too_large,
     offsets::struct_too_large,

@@ -575,6 +575,9 @@ fn write_interface(
                     let _ = write!(out, " returns ({})", param_syntax(r, "resp", names));
                 }
                 let mut extra = Vec::new();
+                if m.idempotency != ir::Idempotency::Unknown {
+                    extra.push(m.idempotency.keyword().to_owned());
+                }
                 if m.permissions != 0 {
                     extra.push(format!("requires {:#x}", m.permissions));
                 }

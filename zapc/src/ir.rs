@@ -404,6 +404,32 @@ pub struct Method {
     /// `deprecated`: the handler trait method and the client stub carry `#[deprecated]`,
     /// and OpenRPC marks it.
     pub deprecated: bool,
+    /// `idempotent` or `no_side_effects`: whether a client may send the call again.
+    pub idempotency: Idempotency,
+}
+
+/// Whether a call may be sent more than once (gRPC's idempotency levels): what a client
+/// may retry when a connection fails before the answer, or a server sheds the call.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Idempotency {
+    /// Nothing is said: the call is sent at most once.
+    #[default]
+    Unknown,
+    /// `idempotent`: sending it twice has the effect of sending it once.
+    Idempotent,
+    /// `no_side_effects`: it changes nothing (a read); idempotent too.
+    NoSideEffects,
+}
+
+impl Idempotency {
+    /// The schema's word for it (`""` for none).
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Idempotency::Unknown => "",
+            Idempotency::Idempotent => "idempotent",
+            Idempotency::NoSideEffects => "no_side_effects",
+        }
+    }
 }
 
 /// A method's JSON-RPC options (`json(...)` after it in a schema).

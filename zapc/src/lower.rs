@@ -290,6 +290,10 @@ impl<'a> Lowering<'_, 'a> {
             },
             json: self.checked(|errors| method_json(self.cx, decl, errors))?,
             deprecated: decl.deprecated.is_some(),
+            idempotency: decl
+                .idempotency
+                .as_ref()
+                .map_or(ir::Idempotency::Unknown, |(kind, _)| *kind),
         })
     }
 

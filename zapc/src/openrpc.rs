@@ -169,7 +169,17 @@ fn method_named(schema: &ir::Schema, m: &ir::Method, name: String) -> Json {
         }
         _ => content("null".to_owned(), Json::obj().with("type", "null"), &[]),
     };
-    let out = out.with("result", result);
+    let mut out = out.with("result", result);
+    // A specification extension (OpenRPC has no word for it): clients may retry the call.
+    match m.idempotency {
+        crate::ir::Idempotency::Unknown => {}
+        crate::ir::Idempotency::Idempotent => out = out.with("x-idempotent", json_true()),
+        crate::ir::Idempotency::NoSideEffects => {
+            out = out
+                .with("x-idempotent", json_true())
+                .with("x-no-side-effects", json_true());
+        }
+    }
     if m.deprecated {
         out.with("deprecated", json_true())
     } else {

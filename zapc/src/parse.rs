@@ -241,7 +241,7 @@ impl<'s> TreeBuilder<'s> {
         misplaced(
             &pair,
             "a method",
-            "`name @N (params) returns (result) requires BITS deprecated json(...)`",
+            "`name @N (params) returns (result) idempotent requires BITS deprecated json(...)`",
         )?;
         let results = match find_child(&pair, Rule::method_result) {
             Some(result) => method_results(result)?,
@@ -261,6 +261,13 @@ impl<'s> TreeBuilder<'s> {
             Some(_) => Some(ordinal(&pair)?),
             None => None,
         };
+        let idempotency = find_child(&pair, Rule::idempotency).map(|marker| {
+            let kind = match marker.as_str() {
+                "no_side_effects" => crate::ir::Idempotency::NoSideEffects,
+                _ => crate::ir::Idempotency::Idempotent,
+            };
+            (kind, span_of(&marker))
+        });
         Ok(MethodDecl {
             doc: doc_above(self.source, pair.as_span().start()),
             name: ident(&child(&pair, Rule::method_name)?),
@@ -269,6 +276,7 @@ impl<'s> TreeBuilder<'s> {
             params: parameters(child(&pair, Rule::parameters)?)?,
             results,
             requires,
+            idempotency,
             json: json_options(&pair)?,
         })
     }

@@ -280,6 +280,9 @@ fn interface_warnings(decl: &ast::InterfaceDecl, i: &ir::Interface, out: &mut Ve
                 ));
             }
         }
+        if let Some((kind, span)) = &m.idempotency {
+            out.push(zapc_only(&format!("`{}`", kind.keyword()), span.clone()));
+        }
         if let Some(bits) = &m.requires {
             out.push(zapc_only("`requires`", bits.span.clone()));
         }

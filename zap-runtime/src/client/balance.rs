@@ -44,7 +44,9 @@ use tower::discover::ServiceList;
 use tower::load::{CompleteOnResponse, PendingRequests};
 use tower::{BoxError, Service};
 
-use super::reconnect::{is_connection, ReconnectConfig, Reconnecting, Retry};
+use super::reconnect::{
+    is_connection, Attempts, ReconnectConfig, Reconnecting, Retry, RetryBudget,
+};
 use crate::transport::{ClientError, Transport};
 
 /// Settings of a [`Balanced`] client.
@@ -57,7 +59,9 @@ pub struct BalanceConfig {
     pub eject_after: u32,
     /// How often an ejected endpoint is probed (default 500 ms).
     pub probe_interval: Duration,
-    /// Which calls are sent again, through the balancer, after a connection failure.
+    /// Which calls are sent again, through the balancer, after a connection failure:
+    /// those of methods the schema marks idempotent, and those it lists (default: up to
+    /// twice, under a budget of a tenth of the calls).
     pub retry: Retry,
     /// Calls queued for the balancer at most (default 1024).
     pub queue: usize,
@@ -218,6 +222,10 @@ pub struct Balanced {
     jobs: mpsc::Sender<Job>,
     endpoints: Arc<[Arc<Health>]>,
     retry: Retry,
+    /// The retry budget of all the client's calls.
+    budget: Arc<RetryBudget>,
+    /// The client's default deadline (its endpoints' `ClientConfig::deadline`).
+    deadline: Option<Duration>,
     call_timeout: Duration,
     /// Where the next stream's search for a healthy endpoint starts (round robin).
     next_stream: Arc<AtomicUsize>,
@@ -229,7 +237,8 @@ impl Balanced {
     /// tokio runtime.
     pub fn new<A: Into<String>>(addrs: impl IntoIterator<Item = A>, config: BalanceConfig) -> Self {
         let mut endpoint = config.endpoint.clone();
-        endpoint.retry = Retry::default();
+        // Retries go through the balancer, not each endpoint's connection.
+        endpoint.retry = Retry::never();
         let endpoints: Arc<[Arc<Health>]> = addrs
             .into_iter()
             .map(|addr| {
@@ -254,7 +263,9 @@ impl Balanced {
         Balanced {
             jobs,
             endpoints,
+            budget: Arc::new(RetryBudget::new(&config.retry)),
             retry: config.retry,
+            deadline: config.endpoint.client.deadline,
             call_timeout: config.endpoint.client.call_timeout,
             next_stream: Arc::new(AtomicUsize::new(0)),
         }
@@ -375,22 +386,24 @@ fn error(e: BoxError) -> ClientError {
     }
 }
 
-impl Transport for Balanced {
-    /// Send the call to one healthy endpoint, chosen by power of two choices over
-    /// their calls in flight; retried through the balancer when idempotent (see the
-    /// [module docs](self)).
-    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+impl Balanced {
+    /// A call through the balancer, sent again as [`BalanceConfig::retry`] allows
+    /// (`marked`: the schema marks it idempotent), and elsewhere when an endpoint
+    /// answers "overloaded" (the call did not run there).
+    async fn call_retrying(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+        marked: bool,
+    ) -> Result<Vec<u8>, ClientError> {
         let payload: Arc<[u8]> = payload.into();
-        let mut attempt = 0;
+        let mut attempts = Attempts::new(&self.retry, &self.budget, ordinal, marked, self.deadline);
         let mut overloaded = 0;
+        let mut result = self.call_once(ordinal, &payload).await;
         loop {
-            match self.call_once(ordinal, &payload).await {
-                Err(e) if self.retry.allows(ordinal, attempt, &e) => {
-                    attempt += 1;
-                    tracing::debug!(ordinal, attempt, "retrying through the balancer after {e}");
-                }
-                // Not run: safe to send again, whatever the method.
+            match result {
                 Err(e) if e.is_overloaded() && overloaded + 1 < self.endpoints.len() => {
+                    // Not run: safe to send again, whatever the method.
                     overloaded += 1;
                     tracing::debug!(
                         ordinal,
@@ -398,9 +411,53 @@ impl Transport for Balanced {
                         "sending an overloaded call elsewhere: {e}"
                     );
                 }
-                result => return result,
+                Err(e) => {
+                    let Some(wait) = attempts.again(&e) else {
+                        return Err(e);
+                    };
+                    tracing::debug!(
+                        ordinal,
+                        attempt = attempts.made(),
+                        "retrying through the balancer in {wait:?} after {e}"
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+                ok => return ok,
             }
+            result = attempts.resend(self.call_once(ordinal, &payload)).await;
         }
+    }
+
+    /// Retries made by this client (all its clones) so far.
+    pub fn retries(&self) -> u64 {
+        self.budget.retries()
+    }
+}
+
+impl Transport for Balanced {
+    /// Send the call to one healthy endpoint, chosen by power of two choices over
+    /// their calls in flight; retried through the balancer when its method is listed in
+    /// [`BalanceConfig::retry`] (see the [module docs](self)).
+    async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        self.call_retrying(ordinal, payload, false).await
+    }
+
+    /// As [`Transport::call`], for a method the schema marks idempotent: retried
+    /// through the balancer (so, most likely, on another endpoint: the one that failed
+    /// is ejected after [`BalanceConfig::eject_after`] failures) as
+    /// [`BalanceConfig::retry`] allows.
+    async fn call_idempotent(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        self.call_retrying(ordinal, payload, true).await
+    }
+
+    async fn call_bytes_idempotent(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> Result<bytes::Bytes, ClientError> {
+        self.call_retrying(ordinal, payload, true)
+            .await
+            .map(bytes::Bytes::from)
     }
 
     /// Open the stream on a healthy endpoint, taking them in turn: a stream stays on

@@ -17,31 +17,210 @@ use tokio_util::sync::{CancellationToken, DropGuard};
 use super::{Client, ClientConfig};
 use crate::transport::{ClientError, Transport};
 
-/// Which calls may be sent again after their connection failed: only methods the
-/// caller declares idempotent (the schema has no idempotency marker yet), and only
-/// after connection failures ([`ClientError::Closed`], [`ClientError::Io`],
-/// [`ClientError::Timeout`]), never after an answer.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// Which calls may be sent again after their connection failed, and how often: the
+/// methods the schema marks `idempotent` or `no_side_effects` (generated stubs send
+/// those through [`Transport::call_idempotent`]), and the ordinals listed here (for a
+/// schema without the markers); only after a connection failure ([`ClientError::Closed`],
+/// [`ClientError::Io`], [`ClientError::Timeout`]: the call may or may not have run),
+/// never after an answer; with a jittered exponential backoff, within the call's
+/// deadline, and under a retry budget shared by all the client's calls, so a struggling
+/// fleet is not sent twice the work. A call of any other method is sent once.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Retry {
-    /// Ordinals of the idempotent methods (e.g. `EthClient::GET_BALANCE`'s ordinal 1).
+    /// Ordinals of further idempotent methods, for schemas without the markers (e.g.
+    /// `EthClient::GET_BALANCE`'s ordinal 1).
     pub idempotent: Vec<u32>,
-    /// How many times such a call is sent again at most. Default 0: never.
+    /// How many times such a call is sent again at most (default 2; 0: never).
     pub attempts: u32,
+    /// The wait before the first retry (default 10 ms); each further one doubles it, up
+    /// to [`backoff_max`](Self::backoff_max), each drawn uniformly between its half and
+    /// its whole (jitter). A retry whose wait would end past the call's deadline is not
+    /// made.
+    pub backoff_min: Duration,
+    /// The longest wait before a retry (default 200 ms).
+    pub backoff_max: Duration,
+    /// Retries at most this share of the calls (default 0.1: one retry per ten calls),
+    /// plus [`min_per_second`](Self::min_per_second): under a total outage the client
+    /// sends at most 1.1 times its calls, not `attempts + 1` times.
+    pub budget_ratio: f64,
+    /// Retries always allowed per second, however few the calls (default 10).
+    pub min_per_second: u32,
+}
+
+impl Default for Retry {
+    fn default() -> Self {
+        Retry {
+            idempotent: Vec::new(),
+            attempts: 2,
+            backoff_min: Duration::from_millis(10),
+            backoff_max: Duration::from_millis(200),
+            budget_ratio: 0.1,
+            min_per_second: 10,
+        }
+    }
 }
 
 impl Retry {
-    /// Retry the methods `ordinals` up to `attempts` times.
+    /// Also retry the methods `ordinals` (a schema without markers), up to `attempts`
+    /// times.
     pub fn idempotent(ordinals: &[u32], attempts: u32) -> Retry {
         Retry {
             idempotent: ordinals.to_vec(),
             attempts,
+            ..Retry::default()
         }
     }
 
-    /// How many more times a call of `ordinal` that failed with `error` after
-    /// `attempt` retries may be sent.
-    pub(crate) fn allows(&self, ordinal: u32, attempt: u32, error: &ClientError) -> bool {
-        attempt < self.attempts && self.idempotent.contains(&ordinal) && is_connection(error)
+    /// Never retry anything.
+    pub fn never() -> Retry {
+        Retry {
+            attempts: 0,
+            ..Retry::default()
+        }
+    }
+
+    /// The wait before retry number `attempt` (1-based), jittered.
+    fn backoff(&self, attempt: u32) -> Duration {
+        let doubled = self
+            .backoff_min
+            .saturating_mul(1u32 << attempt.saturating_sub(1).min(20));
+        doubled
+            .min(self.backoff_max)
+            .mul_f64(0.5 + rand::random::<f64>() * 0.5)
+    }
+}
+
+/// The retry budget of one client (all its clones): a call deposits
+/// [`Retry::budget_ratio`] of a token, a retry takes one; [`Retry::min_per_second`]
+/// tokens come back each second whatever the calls. At most ten seconds' worth are kept.
+#[derive(Debug)]
+pub(crate) struct RetryBudget {
+    ratio: f64,
+    per_second: f64,
+    cap: f64,
+    state: Mutex<(f64, std::time::Instant)>,
+    retries: std::sync::atomic::AtomicU64,
+}
+
+impl RetryBudget {
+    pub(crate) fn new(retry: &Retry) -> Self {
+        let per_second = f64::from(retry.min_per_second);
+        RetryBudget {
+            ratio: retry.budget_ratio.max(0.0),
+            per_second,
+            cap: (per_second * 10.0).max(10.0),
+            state: Mutex::new((per_second, std::time::Instant::now())),
+            retries: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn deposit(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        state.0 = (state.0 + self.ratio).min(self.cap);
+    }
+
+    fn withdraw(&self) -> bool {
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let now = std::time::Instant::now();
+        let refill = now.duration_since(state.1).as_secs_f64() * self.per_second;
+        state.0 = (state.0 + refill).min(self.cap);
+        state.1 = now;
+        if state.0 < 1.0 {
+            return false;
+        }
+        state.0 -= 1.0;
+        self.retries.fetch_add(1, Ordering::Relaxed);
+        true
+    }
+
+    /// Retries made so far.
+    pub(crate) fn retries(&self) -> u64 {
+        self.retries.load(Ordering::Relaxed)
+    }
+}
+
+/// The retries of one call: whether it may be sent again, and after what wait.
+pub(crate) struct Attempts<'a> {
+    retry: &'a Retry,
+    budget: &'a RetryBudget,
+    ordinal: u32,
+    /// The schema marks the method `idempotent` or `no_side_effects`.
+    marked: bool,
+    made: u32,
+    /// When the call gives up: its budget (the scope's, the client's default, the
+    /// handler's time left), counted from the first send.
+    deadline: Option<tokio::time::Instant>,
+}
+
+impl<'a> Attempts<'a> {
+    /// A call about to be sent for the first time (counted in the budget).
+    pub(crate) fn new(
+        retry: &'a Retry,
+        budget: &'a RetryBudget,
+        ordinal: u32,
+        marked: bool,
+        default_deadline: Option<Duration>,
+    ) -> Self {
+        budget.deposit();
+        let budget_left =
+            crate::context::CallOptions::with_outgoing(default_deadline, |budget, _, _| budget);
+        Attempts {
+            retry,
+            budget,
+            ordinal,
+            marked,
+            made: 0,
+            deadline: budget_left.map(|left| tokio::time::Instant::now() + left),
+        }
+    }
+
+    /// After `error`: the wait before sending the call again, or `None` to give up with
+    /// it.
+    pub(crate) fn again(&mut self, error: &ClientError) -> Option<Duration> {
+        let listed = self.marked || self.retry.idempotent.contains(&self.ordinal);
+        if !listed || self.made >= self.retry.attempts || !is_connection(error) {
+            return None;
+        }
+        let wait = self.retry.backoff(self.made + 1);
+        if self
+            .deadline
+            .is_some_and(|deadline| tokio::time::Instant::now() + wait >= deadline)
+        {
+            return None;
+        }
+        if !self.budget.withdraw() {
+            tracing::debug!(
+                ordinal = self.ordinal,
+                "not retrying: the retry budget is spent"
+            );
+            return None;
+        }
+        self.made += 1;
+        Some(wait)
+    }
+
+    /// Retries made so far.
+    pub(crate) fn made(&self) -> u32 {
+        self.made
+    }
+
+    /// The time left of the call's deadline, if it has one.
+    pub(crate) fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|deadline| deadline.saturating_duration_since(tokio::time::Instant::now()))
+    }
+
+    /// Send a retry (`send`): it carries what is left of the call's deadline, and the
+    /// metadata of the scope it was made in.
+    pub(crate) async fn resend<F: std::future::Future>(&self, send: F) -> F::Output {
+        match self.remaining() {
+            Some(left) => {
+                crate::context::CallOptions::current_with_budget(left)
+                    .scope(send)
+                    .await
+            }
+            None => send.await,
+        }
     }
 }
 
@@ -105,8 +284,10 @@ pub struct ReconnectConfig {
     pub backoff_min: Duration,
     /// The longest wait between two connects (default 2 s).
     pub backoff_max: Duration,
-    /// Which calls are sent again after a connection failure (default: none). A retry
-    /// waits for the next connection at most [`ReconnectConfig::backoff_max`].
+    /// Which calls are sent again after a connection failure: those of methods the
+    /// schema marks idempotent, and those it lists (default: up to twice, under a budget
+    /// of a tenth of the calls). A retry waits for the next connection at most
+    /// [`ReconnectConfig::backoff_max`] (and never past the call's deadline).
     pub retry: Retry,
     /// Watch each connection's server health (`crate::builtin::watch`, default on):
     /// a server that starts draining (SIGTERM) says "not serving" before it closes,
@@ -183,10 +364,17 @@ pub(crate) struct State<C> {
     draining: AtomicBool,
     /// The task to wake when the connection comes back (the balancer's).
     waker: Mutex<Option<Waker>>,
+    /// The retry budget of all the client's calls.
+    budget: RetryBudget,
+    /// Connections made so far: a retry waits for one newer than its call's.
+    connections: std::sync::atomic::AtomicU64,
 }
 
 impl<C> State<C> {
     fn set(&self, client: Option<C>) {
+        if client.is_some() {
+            self.connections.fetch_add(1, Ordering::Relaxed);
+        }
         *self.current.write().unwrap_or_else(|e| e.into_inner()) = client;
         self.changed.notify_waiters();
         self.wake();
@@ -246,8 +434,10 @@ impl<C: Connection> Reconnecting<C> {
         config: ReconnectConfig,
         connect: impl Fn() -> Connecting<C> + Send + Sync + 'static,
     ) -> Reconnecting<C> {
+        let budget = RetryBudget::new(&config.retry);
         let state = Arc::new(State {
             addr,
+            budget,
             config,
             connect: Connect(Box::new(connect)),
             current: RwLock::new(None),
@@ -255,6 +445,7 @@ impl<C: Connection> Reconnecting<C> {
             changed: Notify::new(),
             draining: AtomicBool::new(false),
             waker: Mutex::new(None),
+            connections: std::sync::atomic::AtomicU64::new(0),
         });
         let stop = CancellationToken::new();
         tokio::spawn(supervise(state.clone(), stop.clone()));
@@ -300,6 +491,20 @@ impl<C: Connection> Reconnecting<C> {
         tokio::time::timeout(limit, wait).await.is_ok()
     }
 
+    /// Wait until a connection newer than the `used`-th is up, at most `limit`.
+    async fn reconnected_after(&self, used: u64, limit: Duration) {
+        let wait = async {
+            loop {
+                let changed = self.state.changed.notified();
+                if self.state.connections.load(Ordering::Relaxed) > used && self.is_connected() {
+                    return;
+                }
+                changed.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, wait).await;
+    }
+
     /// Have `waker` woken on the next connect or disconnect.
     pub(crate) fn wake_on_change(&self, waker: &Waker) {
         *self.state.waker.lock().unwrap_or_else(|e| e.into_inner()) = Some(waker.clone());
@@ -334,23 +539,83 @@ impl<C: Connection> Reconnecting<C> {
     }
 }
 
+impl<C: Connection> Reconnecting<C> {
+    /// A call, sent again as [`Retry`] allows; `marked`: the schema marks it idempotent.
+    async fn call_retrying(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+        marked: bool,
+    ) -> Result<Vec<u8>, ClientError> {
+        let config = &self.state.config;
+        let budget = &self.state.budget;
+        let mut attempts = Attempts::new(
+            &config.retry,
+            budget,
+            ordinal,
+            marked,
+            config.client.deadline,
+        );
+        let mut used = self.state.connections.load(Ordering::Relaxed);
+        // While there is no connection a call fails at once, unsent, and is not retried:
+        // a client that is down answers at once rather than wait for it to come back.
+        let Some(client) = self.client() else {
+            return Err(self.disconnected());
+        };
+        let mut result = client.call(ordinal, payload).await;
+        loop {
+            let error = match result {
+                Err(e) => e,
+                ok => return ok,
+            };
+            let Some(wait) = attempts.again(&error) else {
+                return Err(error);
+            };
+            tracing::debug!(
+                addr = %self.state.addr,
+                ordinal,
+                attempt = attempts.made(),
+                "retrying in {wait:?} after {error}"
+            );
+            tokio::time::sleep(wait).await;
+            // Not on the connection that failed: on the next one, within the deadline.
+            let reconnect = attempts
+                .remaining()
+                .map_or(config.backoff_max, |left| left.min(config.backoff_max));
+            self.reconnected_after(used, reconnect).await;
+            used = self.state.connections.load(Ordering::Relaxed);
+            result = attempts.resend(self.call_once(ordinal, payload)).await;
+        }
+    }
+
+    /// Retries made by this client (all its clones) so far.
+    pub fn retries(&self) -> u64 {
+        self.state.budget.retries()
+    }
+}
+
 impl<C: Connection> Transport for Reconnecting<C> {
     /// Call on the current connection; while there is none, fail at once with
-    /// [`ClientError::Closed`]. Calls of idempotent methods ([`ReconnectConfig::retry`])
+    /// [`ClientError::Closed`]. Calls of the methods [`ReconnectConfig::retry`] lists
     /// that fail on the connection wait for the next one and are sent again.
     async fn call(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
-        let config = &self.state.config;
-        let mut attempt = 0;
-        loop {
-            match self.call_once(ordinal, payload).await {
-                Err(e) if config.retry.allows(ordinal, attempt, &e) => {
-                    attempt += 1;
-                    tracing::debug!(addr = %self.state.addr, ordinal, attempt, "retrying after {e}");
-                    self.connected(config.backoff_max).await;
-                }
-                result => return result,
-            }
-        }
+        self.call_retrying(ordinal, payload, false).await
+    }
+
+    /// As [`Transport::call`], for a method the schema marks idempotent: sent again
+    /// after a connection failure as [`ReconnectConfig::retry`] allows.
+    async fn call_idempotent(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        self.call_retrying(ordinal, payload, true).await
+    }
+
+    async fn call_bytes_idempotent(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> Result<bytes::Bytes, ClientError> {
+        self.call_retrying(ordinal, payload, true)
+            .await
+            .map(bytes::Bytes::from)
     }
 
     /// Open the stream on the current connection; while there is none, fail at once

@@ -274,6 +274,17 @@ impl CallOptions {
         &self.metadata
     }
 
+    /// The options in force here (those of the enclosing [`CallOptions::scope`], or
+    /// none) with the budget `budget`: what a retry is sent with, so that it carries what
+    /// is left of its call's deadline and the same metadata.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn current_with_budget(budget: Duration) -> CallOptions {
+        OUTGOING
+            .try_with(CallOptions::clone)
+            .unwrap_or_default()
+            .deadline_in(budget)
+    }
+
     /// Run `f` with these options applying to every call it makes.
     pub async fn scope<F: Future>(self, f: F) -> F::Output {
         OUTGOING.scope(self, f).await

@@ -156,3 +156,36 @@ pub(super) fn permission_bits_too_large(cx: &Context<'_>, errors: &mut Vec<Diagn
         }
     }
 }
+
+/// `idempotent` or `no_side_effects` on a stream method: a stream is never sent again,
+/// so the marker would promise a retry that does not happen.
+pub(super) fn idempotent_streams(cx: &Context<'_>, errors: &mut Vec<Diagnostic>) {
+    let file = cx.file;
+    for method in file.interfaces().flat_map(|i| &i.methods) {
+        let Some((kind, span)) = &method.idempotency else {
+            continue;
+        };
+        let stream = method
+            .params
+            .iter()
+            .chain(&method.results)
+            .any(|p| p.stream.is_some());
+        if stream {
+            errors.push(
+                Diagnostic::error(
+                    format!(
+                        "stream method `{}` is marked `{}`",
+                        method.name.text,
+                        kind.keyword()
+                    ),
+                    span.clone(),
+                    "only a call can be marked",
+                )
+                .with_hint(
+                    "a client retries a call that is safe to send again; a stream is opened once \
+                     and never retried: remove the marker",
+                ),
+            );
+        }
+    }
+}

@@ -267,9 +267,16 @@ fn method_doc(iface: &Interface, m: &Method) -> TokenStream {
         0 => String::new(),
         bits => format!(" Needs capability permission bits `{bits:#x}`."),
     };
+    let safe = match m.idempotency {
+        ir::Idempotency::Unknown => "",
+        ir::Idempotency::Idempotent => " Idempotent: a retrying client may send it again.",
+        ir::Idempotency::NoSideEffects => {
+            " Without side effects: a retrying client may send it again."
+        }
+    };
     let note = match m.streaming() {
         Streaming::Unary => format!(
-            " Ordinal {}; JSON-RPC method `{}`.{needs}",
+            " Ordinal {}; JSON-RPC method `{}`.{needs}{safe}",
             m.ordinal,
             m.json_rpc_name(&iface.name)
         ),
@@ -517,6 +524,11 @@ fn client_method(
         },
     };
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    // A call the schema marks safe to repeat goes through the transport's retrying path.
+    let (call, call_bytes) = match m.idempotency {
+        ir::Idempotency::Unknown => (quote!(call), quote!(call_bytes)),
+        _ => (quote!(call_idempotent), quote!(call_bytes_idempotent)),
+    };
     let owned = m.result.as_ref().map(|_| {
         let owned_name = owned_ident(m);
         let owned_doc = [
@@ -529,7 +541,7 @@ fn client_method(
             #deprecated
             pub async fn #owned_name(&self #param) -> ::core::result::Result<#rt::Owned<#result>, #rt::ClientError> {
                 #payload
-                let body = self.transport.call_bytes(#ordinal, payload).await?;
+                let body = self.transport.#call_bytes(#ordinal, payload).await?;
                 ::core::result::Result::Ok(#rt::Owned::from_bytes(body)?)
             }
         }
@@ -539,7 +551,7 @@ fn client_method(
         #deprecated
         pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
             #payload
-            let body = self.transport.call(#ordinal, payload).await?;
+            let body = self.transport.#call(#ordinal, payload).await?;
             #decode
         }
         #owned

@@ -197,6 +197,37 @@ impl Comparison<'_> {
                 }
             }
         }
+        if new_m.idempotency == crate::ir::Idempotency::Unknown
+            && old_m.idempotency != crate::ir::Idempotency::Unknown
+        {
+            found.push((
+                Class::WireBreaking,
+                format!(
+                    "method `{name}` is no longer `{}`: clients built from the old schema retry \
+                     it, and a call that is not safe to repeat may then run twice",
+                    old_m.idempotency.keyword()
+                ),
+            ));
+        } else if new_m.idempotency == crate::ir::Idempotency::Unknown {
+        } else if old_m.idempotency == crate::ir::Idempotency::Unknown {
+            found.push((
+                Class::Safe,
+                format!(
+                    "method `{name}` is now `{}`: clients built from the new schema may retry it",
+                    new_m.idempotency.keyword()
+                ),
+            ));
+        } else if new_m.idempotency != old_m.idempotency {
+            found.push((
+                Class::Safe,
+                format!(
+                    "method `{name}` is now `{}` instead of `{}` (idempotent either way: \
+                     retried alike)",
+                    new_m.idempotency.keyword(),
+                    old_m.idempotency.keyword()
+                ),
+            ));
+        }
         let added_bits = new_m.permissions & !old_m.permissions;
         if added_bits != 0 {
             found.push((

@@ -117,6 +117,8 @@ fn describe(rule: Rule) -> &'static str {
         Rule::parameter => "a parameter",
         Rule::method_result => "`returns`",
         Rule::requirement | Rule::kw_requires => "`requires`",
+        Rule::idempotency | Rule::kw_idempotent => "`idempotent`",
+        Rule::kw_no_side_effects => "`no_side_effects`",
         Rule::permission_bits => "permission bits like `0x1`",
         Rule::json_options | Rule::kw_json => "`json(...)`",
         Rule::json_option | Rule::option_name => "a JSON option like `quantity` or `name = \"x\"`",
