@@ -229,6 +229,33 @@ impl Servers {
         if let Some(zaphttp) = &servers.zaphttp {
             metrics.register_server("zaphttp", zaphttp.stats());
         }
+        if servers.zaphttp.is_some() || servers.zaphttp_unix.is_some() {
+            let counters = &config.zaphttp.counters;
+            for (name, help, counter) in [
+                (
+                    "zap_zaphttp_requests",
+                    "Requests answered over zaphttp.",
+                    &counters.requests,
+                ),
+                (
+                    "zap_zaphttp_streamed",
+                    "Answers streamed over zaphttp.",
+                    &counters.streamed,
+                ),
+                (
+                    "zap_zaphttp_failed",
+                    "zaphttp requests answered 500 or 503.",
+                    &counters.failed,
+                ),
+                (
+                    "zap_zaphttp_malformed",
+                    "zaphttp frames refused as malformed.",
+                    &counters.malformed,
+                ),
+            ] {
+                metrics.register_counter(name, help, Arc::clone(counter));
+            }
+        }
         Ok(servers)
     }
 

@@ -12,6 +12,15 @@ use zap_runtime::zaphttp::{codec, Body, Client};
 use crate::process::{self, EthRpc};
 use eth_rpc::ledger::Ledger;
 
+/// A counter without labels from the `/metrics` at `http`.
+async fn counter(http: std::net::SocketAddr, name: &str) -> Option<u64> {
+    let text = process::get_body(http, "/metrics").await?;
+    let prefix = format!("{name} ");
+    text.lines()
+        .find_map(|line| line.strip_prefix(&prefix))
+        .and_then(|value| value.trim().parse().ok())
+}
+
 fn balance_body() -> String {
     let account = zap_runtime::json::to_hex(Ledger::default().address(0).expect("seeded"));
     format!(
@@ -73,7 +82,10 @@ async fn the_http_routes_answer_over_zaphttp_as_over_http() {
         let missing = http::Request::get("/nope").body(Body::empty()).unwrap();
         assert_eq!(text(&client, missing).await.0, 404);
     }
-    // Its calls are counted under their own transport.
+    // Every request is counted (4 per address), and its calls under their own
+    // transport.
+    let requests = counter(server.http, "zap_zaphttp_requests_total").await;
+    assert_eq!(requests, Some(8));
     let metrics = process::get_body(server.http, "/metrics").await.unwrap();
     assert!(
         metrics.contains(
@@ -137,6 +149,8 @@ async fn frames_that_lie_are_refused_and_memory_stays_bounded() {
             "{what}: others are served"
         );
     }
+    let malformed = counter(server.http, "zap_zaphttp_malformed_total").await;
+    assert_eq!(malformed, Some(2), "both lies counted");
     // Frames over the 64 MiB bound: closed without an answer.
     assert_eq!(send_raw(addr, &(65u32 << 20).to_be_bytes()).await, b"");
 

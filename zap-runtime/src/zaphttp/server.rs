@@ -5,6 +5,7 @@ use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,6 +57,35 @@ pub struct ServerConfig {
     /// by default: a frame past 16 KiB is counted from when its length is read until its
     /// exchange is answered, and waits to be read while the budget is spent.
     pub buffer_budget: crate::BufferBudget,
+    /// What the server counts, for `/metrics` (`Metrics::register_counter` takes each
+    /// of them). A fresh set by default.
+    pub counters: Counters,
+}
+
+/// What a zaphttp server counts over all its connections: shared by clones, read at any
+/// time. Two are equal when they are the same counters.
+#[derive(Clone, Debug, Default)]
+pub struct Counters {
+    /// Requests answered (whole or streamed), those the service failed on included.
+    pub requests: Arc<AtomicU64>,
+    /// Answers streamed (a head, data frames, an end).
+    pub streamed: Arc<AtomicU64>,
+    /// Requests the service failed on or panicked on (answered 500 or 503).
+    pub failed: Arc<AtomicU64>,
+    /// Frames refused as malformed (answered 400, the connection then closed).
+    pub malformed: Arc<AtomicU64>,
+}
+
+impl PartialEq for Counters {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.requests, &other.requests)
+    }
+}
+
+impl Eq for Counters {}
+
+fn count(counter: &AtomicU64) {
+    counter.fetch_add(1, Ordering::Relaxed);
 }
 
 impl Default for ServerConfig {
@@ -69,6 +99,7 @@ impl Default for ServerConfig {
             max_connections_per_address: None,
             drain_timeout: Duration::from_secs(30),
             buffer_budget: crate::BufferBudget::process(),
+            counters: Counters::default(),
         }
     }
 }
@@ -367,6 +398,7 @@ pub(crate) async fn serve_connection<S, B, IO>(
             Err(e) => {
                 // As Go: a 400 with the reason, then the connection closes.
                 tracing::debug!(?peer, "zaphttp: refusing a request: {e}");
+                count(&config.counters.malformed);
                 out.clear();
                 let message = format!("malformed request frame: {e}\n");
                 let refusal = text(StatusCode::BAD_REQUEST, message);
@@ -379,6 +411,10 @@ pub(crate) async fn serve_connection<S, B, IO>(
         request.extensions_mut().insert(PeerAddr(peer));
         drop(frame);
         let answer = call(&mut service, request).await;
+        count(&config.counters.requests);
+        if matches!(answer, Answer::Failed(_)) {
+            count(&config.counters.failed);
+        }
         held.hold(0).await;
         out.clear();
         if let Err(e) = respond(&mut io, &mut out, answer, config).await {
@@ -514,6 +550,7 @@ where
         );
     }
     encode_response(out, FrameKind::ResponseHead, &parts, &[], None);
+    count(&config.counters.streamed);
     write_all(io, out, stall).await?;
     let mut trailers: Option<HeaderMap> = None;
     while let Some(frame) = body.frame().await {
