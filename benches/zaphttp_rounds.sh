@@ -20,7 +20,8 @@
 #
 # Writes benches/results/raw/zaphttp.json (pairs.<pair>.{cpu,throughput}.{median,rounds},
 # each side's requests/s, CPU per request and p50/p99), the raw reports as
-# raw/zaphttp/*.json, and a perf profile of our zaphttp server (raw/profile-zaphttp.txt).
+# raw/zaphttp/*.json, and perf profiles of our zaphttp server and of the Go one
+# (raw/profile-zaphttp-zaphttp.txt, raw/profile-zaphttp-go.txt).
 #
 #   bash benches/zaphttp_rounds.sh [ROUNDS=7] [SECONDS=3]
 #
@@ -94,10 +95,13 @@ for round in $(seq "$ROUNDS"); do
     echo "round $round of $ROUNDS done"
 done
 
+# Where our server's time goes against the Go server's, under the same load.
 . benches/profile.sh
-profile_server "zaphttp" "${PID[zaphttp]}" "$SECONDS_PER_RUN" \
-    "${CLIENT_PIN[@]}" "$BIN/loadgen" --target zaphttp --addr "${ADDR[zaphttp]}" -c 64 \
-    -d 1 --seconds "$((SECONDS_PER_RUN + 1))" --warmup 0.5
+for side in zaphttp go; do
+    profile_server "zaphttp-$side" "${PID[$side]}" "$SECONDS_PER_RUN" \
+        "${CLIENT_PIN[@]}" "$BIN/loadgen" --target zaphttp --addr "${ADDR[$side]}" -c 64 \
+        -d 1 --seconds "$((SECONDS_PER_RUN + 1))" --warmup 0.5
+done
 
 python3 - "$OUT" "$RAW/zaphttp.json" "$ROUNDS" "$(getconf CLK_TCK)" "$PAIRS" \
     "$SECONDS_PER_RUN" "$(git rev-parse --short HEAD)" <<'PY'

@@ -66,7 +66,9 @@ impl FrameReader {
                 return Ok(None);
             }
         }
-        tokio::time::timeout(waits.rest, self.rest(io, held))
+        // A frame already in the buffer (or that arrives with its first bytes) costs no
+        // timer; one that has to be waited for is bounded.
+        at_once_or_within(waits.rest, self.rest(io, held))
             .await
             .map_err(|_| Error::Timeout("reading a frame"))?
             .map(Some)
@@ -114,24 +116,39 @@ impl FrameReader {
     }
 }
 
-/// Write `bytes` (whole frames), failing if the peer takes none of them for `stall`.
+/// Write `bytes` (whole frames), failing if the peer takes none of them for `stall`. A
+/// write the socket takes at once costs no timer.
 pub(crate) async fn write_all<IO: AsyncWrite + Unpin>(
     io: &mut IO,
     bytes: &[u8],
     stall: Duration,
 ) -> Result<(), Error> {
+    let stalled = |_| Error::Timeout("writing to a peer that reads nothing");
     let mut left = bytes;
     while !left.is_empty() {
-        let n = tokio::time::timeout(stall, io.write(left))
+        let n = at_once_or_within(stall, io.write(left))
             .await
-            .map_err(|_| Error::Timeout("writing to a peer that reads nothing"))??;
+            .map_err(stalled)??;
         if n == 0 {
             return Err(Error::Closed("while being written to"));
         }
         left = &left[n..];
     }
-    tokio::time::timeout(stall, io.flush())
+    at_once_or_within(stall, io.flush())
         .await
-        .map_err(|_| Error::Timeout("writing to a peer that reads nothing"))??;
+        .map_err(stalled)??;
     Ok(())
+}
+
+/// `future`'s output if it is ready at once (no timer is made), else within `limit`.
+async fn at_once_or_within<F: std::future::Future>(
+    limit: Duration,
+    future: F,
+) -> Result<F::Output, tokio::time::error::Elapsed> {
+    let mut future = std::pin::pin!(future);
+    let first = std::future::poll_fn(|cx| std::task::Poll::Ready(future.as_mut().poll(cx))).await;
+    match first {
+        std::task::Poll::Ready(output) => Ok(output),
+        std::task::Poll::Pending => tokio::time::timeout(limit, future).await,
+    }
 }

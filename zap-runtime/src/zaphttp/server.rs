@@ -366,16 +366,30 @@ pub(crate) async fn serve_connection<S, B, IO>(
     let mut reader = FrameReader::new(config.max_frame);
     let mut out = Vec::with_capacity(4 << 10);
     let mut held = Held::new(config.buffer_budget.clone());
+    // Between requests the idle timeout is one sleep per connection, moved on only when
+    // it fires early (a request came meanwhile): no timer per request.
     let waits = Waits {
-        first: Some(config.idle_timeout),
+        first: None,
         rest: config.read_timeout,
     };
+    let idle_limit = config.idle_timeout;
+    let mut last_answer = tokio::time::Instant::now();
+    let idle = tokio::time::sleep(idle_limit);
+    let mut idle = std::pin::pin!(idle);
     loop {
         let next = tokio::select! {
             biased;
             // Between exchanges only: an exchange in flight is finished first.
             () = shutdown.cancelled(), if reader.buffered() == 0 => return,
             next = reader.next(&mut io, waits, Some(&mut held)) => next,
+            () = &mut idle, if reader.buffered() == 0 => {
+                if last_answer.elapsed() >= idle_limit {
+                    log_end(peer, &Error::Timeout("waiting for the next request"));
+                    return;
+                }
+                idle.as_mut().reset(last_answer + idle_limit);
+                continue;
+            }
         };
         let frame = match next {
             Ok(Some(frame)) => frame,
@@ -421,6 +435,7 @@ pub(crate) async fn serve_connection<S, B, IO>(
             log_end(peer, &e);
             return;
         }
+        last_answer = tokio::time::Instant::now();
         if out.capacity() > 64 << 10 {
             out = Vec::with_capacity(4 << 10);
         }
