@@ -100,8 +100,8 @@ async fn an_idempotent_call_is_sent_again_and_any_other_only_once() {
     );
     assert_eq!(client.retries(), 0);
 
-    // Method 2, marked: sent again twice (three in all), then the failure. (A call made
-    // while the client is down fails at once, unsent: wait for the connection first.)
+    // Method 2, marked: sent again twice (three in all), then the failure. (Wait for the
+    // connection first, so that its first try is a send, not a wait for one.)
     assert!(client.connected(Duration::from_secs(10)).await);
     let again = client.call_idempotent(2, b"").await;
     assert!(again.is_err(), "{again:?}");
@@ -130,8 +130,8 @@ async fn the_retry_budget_holds_under_a_total_outage() {
     let started = std::time::Instant::now();
     let calls = 300u64;
     for _ in 0..calls {
-        // Each call's first send reaches the server (a call made while the client is
-        // down would fail at once, unsent).
+        // Each call's first try is a send (not a wait for the next connection), so the
+        // server counts every call.
         assert!(client.connected(Duration::from_secs(10)).await);
         let _ = client.call_idempotent(2, b"").await;
     }

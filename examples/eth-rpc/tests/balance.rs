@@ -212,7 +212,11 @@ async fn reconnecting_client_fails_fast_while_down_and_comes_back() {
     use zap_runtime::client::Reconnecting;
     let mut server = EthRpc::start(&[]).await;
     let (zap, http) = (server.zap, server.http);
-    let conn = Reconnecting::new(zap.to_string(), config(Duration::from_secs(10)).endpoint);
+    // No retry: a call made while down fails at once. (A call that may be retried waits
+    // for the next connection instead, within its deadline.)
+    let mut settings = config(Duration::from_secs(10)).endpoint;
+    settings.retry = Retry::never();
+    let conn = Reconnecting::new(zap.to_string(), settings);
     assert!(conn.connected(Duration::from_secs(30)).await, "connects");
     let client = EthClient::new(conn.clone());
     let ledger = Ledger::default();

@@ -1,8 +1,9 @@
 //! A client that survives its server's restarts: [`Reconnecting`] keeps one
 //! connection to an address (a ZAP/TCP [`Client`], or a `QuicClient` with
 //! `Reconnecting::quic`), reconnects with jittered, bounded exponential backoff when it
-//! is lost, fails calls at once with [`ClientError::Closed`] while there is none, and
-//! retries the calls of the methods the caller declares idempotent.
+//! is lost, and retries the calls that are safe to repeat ([`Retry`]: the methods the
+//! schema marks `idempotent` or `no_side_effects`, and those the caller lists); while
+//! there is no connection every other call fails at once with [`ClientError::Closed`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -557,12 +558,7 @@ impl<C: Connection> Reconnecting<C> {
             config.client.deadline,
         );
         let mut used = self.state.connections.load(Ordering::Relaxed);
-        // While there is no connection a call fails at once, unsent, and is not retried:
-        // a client that is down answers at once rather than wait for it to come back.
-        let Some(client) = self.client() else {
-            return Err(self.disconnected());
-        };
-        let mut result = client.call(ordinal, payload).await;
+        let mut result = self.call_once(ordinal, payload).await;
         loop {
             let error = match result {
                 Err(e) => e,
