@@ -170,6 +170,9 @@ pub mod json;
 #[cfg(feature = "jsonrpc")]
 #[cfg_attr(docsrs, doc(cfg(feature = "jsonrpc")))]
 pub mod jsonrpc;
+#[cfg(any(feature = "server", feature = "jsonrpc"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "jsonrpc"))))]
+pub mod layer;
 #[cfg(any(feature = "server", feature = "http"))]
 #[cfg_attr(docsrs, doc(cfg(any(feature = "server", feature = "http"))))]
 pub mod metrics;

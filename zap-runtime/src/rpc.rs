@@ -55,6 +55,8 @@ impl Status {
     pub const UNAUTHORIZED: Status = Status(401);
     pub const FORBIDDEN: Status = Status(403);
     pub const NOT_FOUND: Status = Status(404);
+    /// The caller sent more calls than a rate limit allows (`layer::RateLimit`).
+    pub const TOO_MANY_REQUESTS: Status = Status(429);
     pub const INTERNAL: Status = Status(500);
     /// The call was cancelled by its caller before it was answered.
     pub const CANCELLED: Status = Status(499);
@@ -74,6 +76,7 @@ impl Status {
             403 => "forbidden",
             404 => "unknown method",
             500 => "handler error",
+            429 => "too many requests",
             499 => "cancelled",
             503 => "overloaded",
             504 => "deadline exceeded",

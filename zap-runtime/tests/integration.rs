@@ -40,6 +40,7 @@ mod http_stream_order;
 mod http_transport;
 mod interop_python;
 mod ipc;
+mod layers;
 mod node_framing_prop;
 mod node_transport;
 mod read_limit;

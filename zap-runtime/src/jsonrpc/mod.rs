@@ -132,6 +132,7 @@ impl RpcError {
             Status::DEADLINE_EXCEEDED => (code::DEADLINE_EXCEEDED, "Deadline exceeded"),
             Status::OVERLOADED => (code::OVERLOADED, "Overloaded"),
             Status::CANCELLED => (code::CANCELLED, "Cancelled"),
+            Status::TOO_MANY_REQUESTS => (code::LIMIT_EXCEEDED, "Limit exceeded"),
             _ => (code::SERVER_ERROR, "Server error"),
         };
         RpcError {

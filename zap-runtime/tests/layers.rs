@@ -1,0 +1,258 @@
+//! Layers around every call (`zap_runtime::layer`) on the real servers: an
+//! authentication layer that refuses a call without its token before the handler runs,
+//! a rate limit that refuses the 11th call of a window with 429, a layer that adds
+//! answer metadata; over ZAP/TCP, QUIC and JSON-RPC over HTTP, and a stream open over
+//! ZAP/TCP.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use tokio::net::TcpListener;
+use zap_runtime::client::Client;
+use zap_runtime::context::{AnswerMetadata, CallOptions};
+use zap_runtime::layer::{CallInfo, CallLayer, Layered, RateLimit, RequestLog};
+use zap_runtime::rpc::Status;
+use zap_runtime::server::{CancellationToken, Server, ServerConfig};
+use zap_runtime::stream::{StreamIo, Streaming};
+use zap_runtime::{Builder, CallError, ClientError, MethodInfo, Reply, Service, Transport};
+
+use crate::http_support::Calc;
+
+/// Refuses a call whose `token` metadata is not `secret`, before its handler runs.
+#[derive(Default)]
+struct Auth {
+    refused: AtomicUsize,
+}
+
+impl CallLayer for Auth {
+    fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
+        match call.context.metadata().get_str("token") {
+            Some("secret") => Ok(()),
+            _ => {
+                self.refused.fetch_add(1, Ordering::SeqCst);
+                Err(CallError::new(
+                    Status::UNAUTHORIZED,
+                    "send the token in the `token` metadata",
+                ))
+            }
+        }
+    }
+}
+
+/// Says in the answer's metadata that it saw the call, and its method.
+struct Stamp;
+
+impl CallLayer for Stamp {
+    fn after(&self, call: &CallInfo<'_>, _: &Result<Reply, CallError>, _: Duration) {
+        let _ = call
+            .context
+            .set_answer_metadata("seen-by", call.method_name());
+    }
+}
+
+type Stack = (Auth, RateLimit, (Stamp, RequestLog));
+
+fn stack() -> Stack {
+    (
+        Auth::default(),
+        RateLimit::per_metadata("api-key", 10, Duration::from_secs(60)),
+        (Stamp, RequestLog),
+    )
+}
+
+fn options(token: &str, key: &str) -> CallOptions {
+    CallOptions::new()
+        .header("token", token.to_owned())
+        .unwrap()
+        .header("api-key", key.to_owned())
+        .unwrap()
+}
+
+const PING: u32 = 3;
+
+/// Over one transport's client: ten calls pass, the eleventh of the same key is refused
+/// with 429, another key passes, a call without the token is refused with 401 and counts
+/// nothing, and the answer carries the layer's metadata.
+async fn check<T: Transport>(client: &T, layer: &Stack) {
+    for n in 0..10 {
+        let answer = options("secret", "a").scope(client.call(PING, b"")).await;
+        assert!(answer.is_ok(), "call {n}: {answer:?}");
+    }
+    match options("secret", "a").scope(client.call(PING, b"")).await {
+        Err(ClientError::Status { status, message }) => {
+            assert_eq!(status, Status::TOO_MANY_REQUESTS);
+            assert!(message.contains("rate limited"), "{message}");
+        }
+        other => panic!("the 11th call: {other:?}"),
+    }
+    assert!(options("secret", "b")
+        .scope(client.call(PING, b""))
+        .await
+        .is_ok());
+    let refused = options("wrong", "c").scope(client.call(PING, b"")).await;
+    assert!(
+        matches!(&refused, Err(ClientError::Status { status, .. }) if *status == Status::UNAUTHORIZED),
+        "{refused:?}"
+    );
+    assert_eq!(layer.0.refused.load(Ordering::SeqCst), 1);
+    let answer = AnswerMetadata::new();
+    options("secret", "d")
+        .answer_metadata_into(&answer)
+        .scope(client.call(PING, b""))
+        .await
+        .unwrap();
+    assert_eq!(answer.get().get_str("seen-by"), Some("ping"));
+}
+
+#[tokio::test]
+async fn over_zap_tcp() {
+    let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "zap"));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        Server::new(listener, Arc::clone(&layered), ServerConfig::default()).run(stop.clone()),
+    );
+    let client = Client::connect(addr).await.unwrap();
+    let layer = layered_stack(&layered);
+    check(&client, layer).await;
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn over_quic() {
+    use crate::quic_support::{client_tls, QuicTest};
+    use zap_runtime::quic::{QuicClient, QuicClientConfig, QuicConfig};
+    let pki = crate::pki::Pki::new();
+    let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "quic"));
+    let server = QuicTest::any_port(&pki, Arc::clone(&layered), QuicConfig::default());
+    let client = QuicClient::connect(server.addr, &client_tls(&pki), QuicClientConfig::default())
+        .await
+        .unwrap();
+    check(&client, layered_stack(&layered)).await;
+}
+
+#[tokio::test]
+async fn over_json_rpc_over_http() {
+    use crate::http_support::{error_code, request, RawClient};
+    use serde_json::json;
+    use zap_runtime::http::{HttpConfig, HttpServer};
+    let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "http"));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        HttpServer::new(listener, Arc::clone(&layered), HttpConfig::default()).run(stop.clone()),
+    );
+    let ping = request(json!(1), "calc_ping", json!([]));
+    let post = |headers: &'static str| {
+        let ping = ping.clone();
+        async move {
+            let mut client = RawClient::connect(addr).await;
+            client.post_with_headers("/rpc", headers, &ping).await
+        }
+    };
+    let ok = "Zap-Meta-Token: secret\r\nZap-Meta-Api-Key: a\r\n";
+    for _ in 0..10 {
+        let response = post(ok).await;
+        assert_eq!(
+            response.json()["result"],
+            json!(null),
+            "{:?}",
+            response.json()
+        );
+        assert_eq!(response.header("zap-meta-seen-by"), Some("ping"));
+    }
+    let limited = post(ok).await.json();
+    assert_eq!(error_code(&limited), -32005, "{limited}");
+    assert_eq!(limited["error"]["data"]["status"], 429, "{limited}");
+    let refused = post("Zap-Meta-Api-Key: e\r\n").await.json();
+    assert_eq!(error_code(&refused), -32001, "{refused}");
+    assert_eq!(layered_stack(&layered).0.refused.load(Ordering::SeqCst), 1);
+    stop.cancel();
+}
+
+fn layered_stack<S>(layered: &Layered<S, Stack>) -> &Stack {
+    layered.layer()
+}
+
+/// A stream method that sends `n` messages (the opening message's first byte), and
+/// counts the handlers that started.
+#[derive(Default)]
+struct Ticks {
+    started: AtomicUsize,
+}
+
+impl Service for Ticks {
+    const NAME: &'static str = "Ticks";
+    const METHODS: &'static [MethodInfo] = &[MethodInfo {
+        ordinal: 1,
+        permissions: 0,
+        name: "ticks",
+        streaming: Streaming::Server,
+        json_name: "ticks",
+        request: None,
+        response: None,
+        positional: &[],
+        result_field: None,
+        params_to_wire: zap_runtime::json::no_params,
+        result_to_json: zap_runtime::json::no_result,
+        subscription: None,
+    }];
+
+    async fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        _: &'a [u8],
+        _: &'a mut Builder,
+    ) -> Result<Reply, CallError> {
+        Err(CallError::unknown_method(Self::NAME, ordinal))
+    }
+
+    async fn stream(
+        self: Arc<Self>,
+        _: u32,
+        open: Bytes,
+        mut io: StreamIo,
+    ) -> Result<(), CallError> {
+        self.started.fetch_add(1, Ordering::SeqCst);
+        for i in 0..open.first().copied().unwrap_or(0) {
+            io.outbound.send(&[i]).await.map_err(CallError::from)?;
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn a_stream_open_passes_through_the_layers() {
+    let ticks = Arc::new(Ticks::default());
+    let layered = Arc::new(Layered::new(Arc::clone(&ticks), Auth::default(), "zap"));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        Server::new(listener, Arc::clone(&layered), ServerConfig::default()).run(stop.clone()),
+    );
+    let client = Client::connect(addr).await.unwrap();
+    // Without the token: refused before the handler, the stream ends with 401.
+    let mut refused = client.open_stream(1, &[3]).await.unwrap();
+    let end = refused.inbound.next().await;
+    assert!(
+        matches!(&end, Err(e) if e.to_string().contains("401") || e.to_string().contains("token")),
+        "{end:?}"
+    );
+    assert_eq!(ticks.started.load(Ordering::SeqCst), 0);
+    assert_eq!(layered.layer().refused.load(Ordering::SeqCst), 1);
+    // With it: the handler runs and sends its messages.
+    let options = CallOptions::new().header("token", "secret").unwrap();
+    let mut stream = options.scope(client.open_stream(1, &[3])).await.unwrap();
+    let mut got = Vec::new();
+    while let Some(message) = stream.inbound.next().await.unwrap() {
+        got.push(message[0]);
+    }
+    assert_eq!(got, [0, 1, 2]);
+    assert_eq!(ticks.started.load(Ordering::SeqCst), 1);
+    stop.cancel();
+}
