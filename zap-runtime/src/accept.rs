@@ -83,7 +83,7 @@ impl ServerStats {
     }
 
     /// Count a connection refused because `max_connections` were open.
-    #[cfg(any(feature = "quic", all(unix, feature = "server")))]
+    #[cfg(any(feature = "quic", all(unix, any(feature = "server", feature = "http"))))]
     pub(crate) fn refused_one(&self) {
         self.0.refused.fetch_add(1, Ordering::Relaxed);
     }

@@ -256,3 +256,66 @@ async fn a_stream_open_passes_through_the_layers() {
     assert_eq!(ticks.started.load(Ordering::SeqCst), 1);
     stop.cancel();
 }
+
+#[tokio::test]
+async fn over_json_rpc_over_websocket_with_the_upgrades_metadata() {
+    use futures_util::{SinkExt, StreamExt};
+    use serde_json::{json, Value};
+    use tokio_tungstenite::client_async;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    use tokio_tungstenite::tungstenite::Message;
+    use zap_runtime::http::{HttpConfig, HttpServer};
+    let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "ws"));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(
+        HttpServer::new(listener, Arc::clone(&layered), HttpConfig::default()).run(stop.clone()),
+    );
+    // A session's calls carry the metadata of its upgrade's `Zap-Meta-*` headers.
+    let session = |headers: &'static [(&'static str, &'static str)]| async move {
+        let mut request = format!("ws://{addr}/").into_client_request().unwrap();
+        for (name, value) in headers {
+            request.headers_mut().insert(*name, value.parse().unwrap());
+        }
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        client_async(request, tcp)
+            .await
+            .expect("the upgrade is accepted")
+            .0
+    };
+    let ping = |id: u64| {
+        Message::text(
+            json!({"jsonrpc": "2.0", "id": id, "method": "calc_ping", "params": []}).to_string(),
+        )
+    };
+    let mut socket = session(&[("zap-meta-token", "secret"), ("zap-meta-api-key", "w")]).await;
+    let mut answers = Vec::new();
+    for id in 0..11 {
+        socket.send(ping(id)).await.unwrap();
+        let answer: Value = loop {
+            match socket.next().await.unwrap().unwrap() {
+                Message::Text(text) => break serde_json::from_str(text.as_str()).unwrap(),
+                _ => continue,
+            }
+        };
+        answers.push(answer);
+    }
+    assert!(
+        answers[..10]
+            .iter()
+            .all(|a| a["result"].is_null() && a["error"].is_null()),
+        "{answers:?}"
+    );
+    assert_eq!(answers[10]["error"]["code"], -32005, "{}", answers[10]);
+    let mut anonymous = session(&[]).await;
+    anonymous.send(ping(1)).await.unwrap();
+    let refused: Value = loop {
+        match anonymous.next().await.unwrap().unwrap() {
+            Message::Text(text) => break serde_json::from_str(text.as_str()).unwrap(),
+            _ => continue,
+        }
+    };
+    assert_eq!(refused["error"]["code"], -32001, "{refused}");
+    stop.cancel();
+}

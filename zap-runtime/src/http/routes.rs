@@ -52,7 +52,14 @@ pub(super) async fn route<S: Service>(
         Some(_) => presented_cap(&req),
         None => Ok(Vec::new()),
     };
-    ws::upgrade(shared, req, cap, session, shutdown)
+    // The upgrade's metadata headers apply to every call of the session.
+    let metadata = match request_context(req.headers()) {
+        Ok(context) => context
+            .map(|c| c.metadata().clone())
+            .filter(|m| !m.is_empty()),
+        Err(why) => return rpc_error(StatusCode::BAD_REQUEST, why),
+    };
+    ws::upgrade(shared, req, cap, metadata, session, shutdown)
 }
 
 /// The refusal of a request for a host this server does not answer for, or for a path

@@ -92,10 +92,15 @@ fn same_origin(headers: &hyper::HeaderMap) -> bool {
 
 /// Answer a WebSocket upgrade: 101 and the session left in `slot`, or the refusal.
 /// `cap` is the capability the upgrade presented (or why it could not be read).
+///
+/// The metadata of the upgrade's `Zap-Meta-*` headers (a token, a tenant) is the
+/// metadata of every call of the session; a `Zap-Timeout-Ms` header does not apply to
+/// them (a session has no deadline).
 pub(super) fn upgrade<S: Service>(
     shared: &Shared<S>,
     mut req: Request<Incoming>,
     cap: Result<Vec<u8>, &'static str>,
+    metadata: Option<crate::context::Metadata>,
     slot: &SessionSlot,
     shutdown: &CancellationToken,
 ) -> Reply {
@@ -159,7 +164,13 @@ pub(super) fn upgrade<S: Service>(
             Some(session.framing()),
         )
         .await;
-        serve(service, ws, session, authorize, load_limit, cap, shutdown).await;
+        let gate = Gate {
+            authorize,
+            load_limit,
+            cap,
+            context: metadata.map(|m| crate::context::Context::new().with_metadata(m)),
+        };
+        serve(service, ws, session, gate, shutdown).await;
     };
     *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(Box::pin(run));
     let mut reply = super::routes::empty(StatusCode::SWITCHING_PROTOCOLS);
@@ -350,18 +361,31 @@ impl<S> Live<S> {
     }
 }
 
+/// What every call of a session is admitted and run with: the server's capability hook
+/// and load limit, the capability the upgrade presented, the upgrade's metadata.
+struct Gate {
+    authorize: Option<crate::service::Authorizer>,
+    load_limit: Option<crate::shed::LoadLimit>,
+    cap: Result<Vec<u8>, &'static str>,
+    context: Option<crate::context::Context>,
+}
+
 /// Serve one WebSocket session until either side closes it, it idles out, or shutdown.
 async fn serve<S: Service, IO>(
     service: Arc<S>,
     ws: WebSocketStream<IO>,
     settings: Settings,
-    authorize: Option<crate::service::Authorizer>,
-    load_limit: Option<crate::shed::LoadLimit>,
-    cap: Result<Vec<u8>, &'static str>,
+    gate: Gate,
     shutdown: CancellationToken,
 ) where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send,
 {
+    let Gate {
+        authorize,
+        load_limit,
+        cap,
+        context,
+    } = gate;
     let (mut sink, mut incoming) = ws.split();
     let pool = BuilderPool::new();
     let mut live = Live::new(Arc::clone(&service), &settings);
@@ -369,7 +393,7 @@ async fn serve<S: Service, IO>(
     let caller = Caller {
         authorize: authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
-        context: None,
+        context,
         load_limit: load_limit.as_ref(),
     };
     let mut ping = tokio::time::interval(settings.ping_interval);
