@@ -24,6 +24,8 @@ mod python_crypto;
 #[path = "support/quic.rs"]
 mod quic_support;
 mod server_support;
+#[path = "support/zaphttp_peer.rs"]
+mod zaphttp_peer;
 
 mod build;
 mod builtin;

@@ -4,75 +4,18 @@
 //! client against its server; its client against our server.
 
 use std::path::PathBuf;
-use std::process::Stdio;
-use std::time::Duration;
 
 use http_body_util::BodyExt;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use zap_runtime::zaphttp::{self, Body, Client};
 
-const NEEDS: &str =
-    "zaphttp-peer not found; build it with ../shared/peers/zap-http/build.sh target/zaphttp";
-
-/// `$ZAPHTTP_PEER`, else `target/zaphttp/zaphttp-peer`.
-fn peer() -> PathBuf {
-    let path = std::env::var_os("ZAPHTTP_PEER").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/zaphttp/zaphttp-peer"),
-        PathBuf::from,
-    );
-    assert!(path.exists(), "{} ({})", NEEDS, path.display());
-    path
-}
-
-/// The Go server, serving until dropped; its address.
-struct GoServer {
-    _child: Child,
-    addr: String,
-    _dir: tempfile::TempDir,
-}
-
-impl GoServer {
-    async fn start(network: &str) -> GoServer {
-        let dir = tempfile::tempdir().unwrap();
-        let ready = dir.path().join("ready");
-        let addr = match network {
-            "unix" => dir.path().join("sock").display().to_string(),
-            _ => "127.0.0.1:0".to_owned(),
-        };
-        let child = Command::new(peer())
-            .args([
-                "serve",
-                "--network",
-                network,
-                "--addr",
-                &addr,
-                "--ready-file",
-            ])
-            .arg(&ready)
-            .stdout(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .unwrap();
-        let line = loop {
-            if let Ok(line) = std::fs::read_to_string(&ready) {
-                break line;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        };
-        let addr = line.trim().split_once('=').unwrap().1.to_owned();
-        GoServer {
-            _child: child,
-            addr,
-            _dir: dir,
-        }
-    }
-}
+use crate::zaphttp_peer::{self, GoServer};
 
 /// `zaphttp-peer call` with `args`; its output (it must succeed).
 async fn go_call(args: &[&str]) -> String {
-    let out = Command::new(peer())
+    let out = Command::new(zaphttp_peer::path())
         .arg("call")
         .args(args)
         .output()
@@ -206,7 +149,7 @@ fn goldens_path() -> PathBuf {
 #[tokio::test]
 #[ignore = "needs zaphttp-peer: ../shared/peers/zap-http/build.sh target/zaphttp, then cargo test -p zap-runtime --test integration zaphttp_go:: -- --ignored"]
 async fn goldens() {
-    let server = GoServer::start("tcp").await;
+    let server = GoServer::start("tcp");
     let captured = capture(&server.addr).await;
     if std::env::var_os("ZAPHTTP_WRITE_GOLDENS").is_some() {
         std::fs::create_dir_all(goldens_path().parent().unwrap()).unwrap();
@@ -225,11 +168,8 @@ async fn goldens() {
 #[ignore = "needs zaphttp-peer: ../shared/peers/zap-http/build.sh target/zaphttp, then cargo test -p zap-runtime --test integration zaphttp_go:: -- --ignored"]
 async fn our_client_calls_the_go_server() {
     for network in ["tcp", "unix"] {
-        let server = GoServer::start(network).await;
-        let address = match network {
-            "unix" => format!("unix:{}", server.addr),
-            _ => server.addr.clone(),
-        };
+        let server = GoServer::start(network);
+        let address = server.address();
         let client = Client::new(address.as_str());
         let send = |request: http::Request<Body>| {
             let client = client.clone();

@@ -4,7 +4,6 @@
 
 use std::convert::Infallible;
 use std::io::Read as _;
-use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -14,6 +13,10 @@ use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use zap_runtime::zaphttp::{self, Body};
+
+#[path = "../../zap-runtime/tests/support/zaphttp_peer.rs"]
+mod zaphttp_peer;
+use zaphttp_peer::GoServer;
 
 fn zapc(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_zapc"))
@@ -159,87 +162,13 @@ async fn prints_a_streamed_body_as_each_chunk_arrives() {
     assert!(status.success());
 }
 
-/// `$ZAPHTTP_PEER`, else `target/zaphttp/zaphttp-peer`.
-fn peer() -> PathBuf {
-    let path = std::env::var_os("ZAPHTTP_PEER").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/zaphttp/zaphttp-peer"),
-        PathBuf::from,
-    );
-    assert!(
-        path.exists(),
-        "{} not found; build it with ../shared/peers/zap-http/build.sh target/zaphttp",
-        path.display()
-    );
-    path
-}
-
-/// The Go server on `network`, killed when dropped; its address as `zapc http` takes it,
-/// and the folder of its socket (removed when dropped).
-struct GoServer(
-    std::process::Child,
-    String,
-    #[allow(dead_code)] tempfile::TempDir,
-);
-
-impl Drop for GoServer {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn go_server(network: &str) -> GoServer {
-    let dir = tempfile::tempdir().unwrap();
-    let ready = dir.path().join("ready");
-    let addr = match network {
-        "unix" => dir.path().join("sock").display().to_string(),
-        _ => "127.0.0.1:0".to_owned(),
-    };
-    let child = Command::new(peer())
-        .args([
-            "serve",
-            "--network",
-            network,
-            "--addr",
-            &addr,
-            "--ready-file",
-        ])
-        .arg(&ready)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    let line = loop {
-        if let Ok(line) = std::fs::read_to_string(&ready) {
-            break line;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "zaphttp-peer serve did not get ready"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let (kind, addr) = line
-        .trim()
-        .split_once(' ')
-        .unwrap()
-        .1
-        .split_once('=')
-        .unwrap();
-    let addr = match kind {
-        "unix" => format!("unix:{addr}"),
-        _ => addr.to_owned(),
-    };
-    GoServer(child, addr, dir)
-}
-
 #[test]
 #[ignore = "needs zaphttp-peer: ../shared/peers/zap-http/build.sh target/zaphttp, then cargo test -p zapc --test cli_http -- --ignored"]
 fn every_route_of_the_go_server() {
     for network in ["tcp", "unix"] {
-        let server = go_server(network);
-        let addr = server.1.as_str();
+        let server = GoServer::start(network);
+        let address = server.address();
+        let addr = address.as_str();
         let run = |args: &[&str]| {
             let mut all = args.to_vec();
             all.insert(all.len() - 1, addr);

@@ -28,6 +28,8 @@ mod python_crypto;
 #[path = "../../../zap-runtime/tests/support/python_prometheus.rs"]
 mod python_prometheus;
 mod support;
+#[path = "../../../zap-runtime/tests/support/zaphttp_peer.rs"]
+mod zaphttp_peer;
 
 mod balance;
 mod browser;

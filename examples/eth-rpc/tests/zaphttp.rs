@@ -187,7 +187,7 @@ async fn the_go_client_calls_eth_rpc_over_zaphttp() {
         all.extend_from_slice(args);
         let all: Vec<String> = all.into_iter().map(str::to_owned).collect();
         async move {
-            let out = tokio::process::Command::new(zaphttp_peer())
+            let out = tokio::process::Command::new(crate::zaphttp_peer::path())
                 .args(&all)
                 .output()
                 .await
@@ -232,24 +232,6 @@ async fn the_go_client_calls_eth_rpc_over_zaphttp() {
         let answer: serde_json::Value = serde_json::from_slice(&hex::decode(hex).unwrap()).unwrap();
         assert_eq!(answer["result"], balance);
     }
-}
-
-/// `$ZAPHTTP_PEER`, else `target/zaphttp/zaphttp-peer` as
-/// `../shared/peers/zap-http/build.sh target/zaphttp` builds it.
-fn zaphttp_peer() -> std::path::PathBuf {
-    let path = std::env::var_os("ZAPHTTP_PEER").map_or_else(
-        || {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("../../target/zaphttp/zaphttp-peer")
-        },
-        std::path::PathBuf::from,
-    );
-    assert!(
-        path.exists(),
-        "{} not found; build it with ../shared/peers/zap-http/build.sh target/zaphttp",
-        path.display()
-    );
-    path
 }
 
 #[tokio::test]

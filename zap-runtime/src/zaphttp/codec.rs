@@ -476,8 +476,8 @@ impl<'b> Encoder<'b> {
         self.patch(offset, at)
     }
 
-    /// Append a header block of `pairs` as the field at `offset`; each name is written
-    /// through `name` (the Go side writes names in canonical case).
+    /// Append a header block of `pairs` as the field at `offset`; with `canonical`, each
+    /// name in the canonical case the Go side writes (`Content-Type`), else as given.
     pub fn pairs<'p, I>(&mut self, offset: usize, pairs: I, canonical: bool) -> &mut Self
     where
         I: IntoIterator<Item = (&'p [u8], &'p [u8])>,

@@ -59,7 +59,7 @@ pub use client::{Address, Client, ClientConfig};
 pub use codec::{FrameError, FrameKind, MAX_FRAME};
 #[doc(hidden)]
 pub use server::serve_stream;
-pub use server::{serve, Counters, HttpService, PeerAddr, Server, ServerConfig};
+pub use server::{serve, AnswerBody, Counters, HttpService, PeerAddr, Server, ServerConfig};
 #[cfg(unix)]
 pub use server::{serve_unix, UnixServer};
 

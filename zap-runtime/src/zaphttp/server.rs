@@ -123,6 +123,14 @@ impl Default for ServerConfig {
 /// ```
 pub type Server<S> = Bound<S, ServerConfig>;
 
+/// What an answer's body must be to be served: an [`http_body::Body`] that can move
+/// between threads, whose errors can be boxed (implemented for every such body; not to
+/// be implemented by hand).
+pub trait AnswerBody: HttpBody<Data: Send, Error: Into<BoxError> + Send> + Send + 'static {}
+
+impl<B> AnswerBody for B where B: HttpBody<Data: Send, Error: Into<BoxError> + Send> + Send + 'static
+{}
+
 /// What a service must be to be served: a cloneable tower service of
 /// `http::Request<Body>` answering `http::Response<B>` for any body `B` of bytes
 /// (implemented for every such [`tower::Service`]; not to be implemented by hand).
@@ -167,9 +175,7 @@ impl<S> Bound<S, ServerConfig> {
     pub async fn run<B>(self, shutdown: CancellationToken) -> io::Result<()>
     where
         S: HttpService<B>,
-        B: HttpBody + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError> + Send,
+        B: AnswerBody,
     {
         let local = self.local_addr()?;
         tracing::info!(%local, "serving HTTP over ZAP frames (zaphttp)");
@@ -207,9 +213,7 @@ pub async fn serve<S, B>(
 ) -> io::Result<()>
 where
     S: HttpService<B>,
-    B: HttpBody + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError> + Send,
+    B: AnswerBody,
 {
     Server::new(listener, Arc::new(service), config)
         .run(shutdown)
@@ -284,9 +288,7 @@ impl<S> UnixServer<S> {
     pub async fn run<B>(self, shutdown: CancellationToken) -> io::Result<()>
     where
         S: HttpService<B>,
-        B: HttpBody + Send + 'static,
-        B::Data: Send,
-        B::Error: Into<BoxError> + Send,
+        B: AnswerBody,
     {
         let UnixServer {
             socket,
@@ -326,9 +328,7 @@ pub async fn serve_unix<S, B>(
 ) -> io::Result<()>
 where
     S: HttpService<B>,
-    B: HttpBody + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError> + Send,
+    B: AnswerBody,
 {
     UnixServer::bind(path, service, config)?.run(shutdown).await
 }
@@ -340,9 +340,7 @@ where
 pub async fn serve_stream<S, B, IO>(service: S, config: ServerConfig, io: IO)
 where
     S: HttpService<B>,
-    B: HttpBody + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError> + Send,
+    B: AnswerBody,
     IO: AsyncRead + AsyncWrite + Unpin,
 {
     serve_connection(service, io, None, &config, &CancellationToken::new()).await;
@@ -358,9 +356,7 @@ pub(crate) async fn serve_connection<S, B, IO>(
     shutdown: &CancellationToken,
 ) where
     S: HttpService<B>,
-    B: HttpBody + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<BoxError> + Send,
+    B: AnswerBody,
     IO: AsyncRead + AsyncWrite + Unpin,
 {
     let mut reader = FrameReader::new(config.max_frame);
@@ -505,8 +501,7 @@ async fn respond<B, IO>(
     config: &ServerConfig,
 ) -> Result<(), Error>
 where
-    B: HttpBody,
-    B::Error: Into<BoxError> + Send,
+    B: AnswerBody,
     IO: AsyncWrite + Unpin,
 {
     let stall = config.write_stall_timeout;
