@@ -289,8 +289,8 @@ impl CallLayer for RateLimit {
 }
 
 /// Logs a line per call (`tracing`, target `zap_runtime::layer`, level info): the
-/// service, method, transport, status and duration, and the caller's `request-id`
-/// metadata when it sent one.
+/// service, method, transport, status and duration, the caller's `request-id`
+/// metadata when it sent one, and the trace id of its W3C `traceparent`.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RequestLog;
 
@@ -300,6 +300,12 @@ impl CallLayer for RequestLog {
             Ok(_) => Status::OK.0,
             Err(e) => e.status.0,
         };
+        let trace_id = call
+            .context
+            .metadata()
+            .get(crate::trace::TRACEPARENT)
+            .and_then(crate::trace::TraceParent::parse)
+            .map(|t| t.trace_id_hex());
         tracing::info!(
             service = call.service,
             method = call.method_name(),
@@ -307,6 +313,7 @@ impl CallLayer for RequestLog {
             status,
             duration_us = took.as_micros() as u64,
             request_id = call.context.metadata().get_str("request-id").unwrap_or(""),
+            trace_id = trace_id.as_deref().unwrap_or(""),
             "call"
         );
     }

@@ -61,6 +61,7 @@
 //! | `http`   | [`http`] (and `jsonrpc`): JSON-RPC 2.0 over HTTP/1.1 (hyper) serving the same [`Service`], with batches, `rpc.discover`, an explorer page, `/health` and `/metrics` |
 //! | `tls`    | [`tls`]: rustls (aws-lc-rs) configurations for the server, the client and the HTTP server: PEM loading, X25519MLKEM768 preferred, TLS 1.3 only unless 1.2 is asked for, optional client certificates |
 //! | `zaphttp` | [`zaphttp`]: HTTP over ZAP frames, as the Go stack speaks it: a server of any tower service of `http::Request` (an axum `Router` runs unchanged) and a pooled client, over TCP and unix sockets |
+//! | `otel`   | [`trace::otel`] (and `server`, `client`): the call spans of [`trace::Traced`] exported to an OpenTelemetry collector over OTLP/HTTP, batched behind a bounded queue that drops and counts rather than wait; generated clients open client spans, so a chain of services is one trace |
 //! | `cap`    | [`cap`]: capability tokens: decode and verify (Ed25519, ML-DSA-65, secp256k1), issue and attenuate, and a policy that servers consult before every call |
 //!
 //! ## A service, served and called
@@ -200,6 +201,7 @@ pub mod stream;
 #[cfg(feature = "tls")]
 #[cfg_attr(docsrs, doc(cfg(feature = "tls")))]
 pub mod tls;
+pub mod trace;
 pub mod transport;
 #[cfg(all(unix, any(feature = "server", feature = "http")))]
 mod unix_socket;

@@ -12,6 +12,7 @@ use zap_runtime::json::to_hex;
 use zap_runtime::metrics::Metrics;
 use zap_runtime::shutdown::Shutdown;
 use zap_runtime::tls::{ServerTls, TlsError};
+use zap_runtime::trace::otel::{Otel, OtlpConfig};
 use zap_runtime::Authorizer;
 
 /// What `--help` shows after the options.
@@ -154,6 +155,15 @@ struct Args {
     /// The same zaphttp routes on a unix socket at PATH. Same file rules as --ipc-path.
     #[arg(long, value_name = "PATH")]
     zaphttp_unix: Option<PathBuf>,
+    /// Export a span per call to this OpenTelemetry collector over OTLP/HTTP (protobuf),
+    /// e.g. http://127.0.0.1:4318 (spans are posted to /v1/traces): each span is the
+    /// child of the caller's W3C traceparent (the HTTP header, or the call's metadata on
+    /// ZAP and QUIC). Without it no span is made or sent.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
+    /// The service.name the exported spans carry.
+    #[arg(long, value_name = "NAME", default_value = "eth-rpc")]
+    otlp_service_name: String,
     /// Permission bits of the socket files (--ipc-path, --zap-unix, --zaphttp-unix), in octal (0600:
     /// their owner only; 0660: the owner's group too).
     #[arg(long, value_name = "OCTAL", default_value = "600", value_parser = octal_mode)]
@@ -236,16 +246,47 @@ impl Args {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    use tracing_subscriber::prelude::*;
     let args = Args::parse();
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+    let otel = match &args.otlp_endpoint {
+        Some(endpoint) => {
+            let config = OtlpConfig::new(endpoint.clone(), args.otlp_service_name.clone());
+            match Otel::start(config) {
+                Ok(otel) => Some(otel),
+                Err(e) => {
+                    eprintln!("eth-rpc: {e}");
+                    return ExitCode::from(2);
+                }
+            }
+        }
+        None => None,
+    };
+    // The log lines follow RUST_LOG; the exported spans are the calls' own, whatever
+    // RUST_LOG says.
+    let spans = otel.as_ref().map(|otel| {
+        otel.layer().with_filter(
+            tracing_subscriber::filter::Targets::new()
+                .with_target("zap_runtime::trace", tracing::Level::INFO),
         )
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::stderr().is_terminal())
+    });
+    tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_writer(std::io::stderr)
+                .with_ansi(std::io::stderr().is_terminal())
+                .with_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                ),
+        )
+        .with(spans)
         .init();
-    match run(args).await {
+    let result = run(args, otel.as_ref()).await;
+    if let Some(otel) = otel {
+        // Send the spans of the last calls before leaving (the export thread blocks).
+        let _ = tokio::task::spawn_blocking(move || otel.shutdown()).await;
+    }
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("eth-rpc: {e}");
@@ -254,7 +295,7 @@ async fn main() -> ExitCode {
     }
 }
 
-async fn run(args: Args) -> std::io::Result<()> {
+async fn run(args: Args, otel: Option<&Otel>) -> std::io::Result<()> {
     let tls = args
         .tls()
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
@@ -271,6 +312,7 @@ async fn run(args: Args) -> std::io::Result<()> {
             mode: args.ipc_mode,
         }),
         zaphttp_addr: args.zaphttp_addr,
+        trace: otel.is_some(),
         zaphttp_unix: args.zaphttp_unix.clone().map(|path| eth_rpc::UnixSocket {
             path,
             mode: args.ipc_mode,
@@ -309,6 +351,21 @@ async fn run(args: Args) -> std::io::Result<()> {
         let policy = Authorizer::new(policy);
         config.zap.authorize = Some(policy.clone());
         config.http.authorize = Some(policy);
+    }
+    if let Some(otel) = otel {
+        let (exported, dropped) = otel.counters();
+        let metrics = config.http.metrics.get_or_insert_with(Metrics::new);
+        metrics.register_counter(
+            "zap_otel_spans_exported",
+            "Call spans sent to the OpenTelemetry collector and accepted.",
+            exported,
+        );
+        metrics.register_counter(
+            "zap_otel_spans_dropped",
+            "Call spans dropped: the export queue was full, or the collector refused \
+             or did not answer their batch.",
+            dropped,
+        );
     }
     if let (Some(addr), Some(tls)) = (args.quic_addr, &tls) {
         config.quic = Some(eth_rpc::QuicListen {

@@ -12,6 +12,7 @@ use zap_runtime::http::{HttpConfig, HttpRoutes, HttpServer, IpcServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::quic::{QuicConfig, QuicServer};
 use zap_runtime::server::{Server, ServerConfig, ServerStats, UnixServer};
+use zap_runtime::trace::Traced;
 use zap_runtime::zaphttp;
 
 use crate::eth::EthService;
@@ -51,6 +52,9 @@ pub struct Config {
     pub zaphttp_unix: Option<UnixSocket>,
     /// Limits of the zaphttp servers (frame bound, timeouts, connections).
     pub zaphttp: zaphttp::ServerConfig,
+    /// Open a `tracing` span per call on every port (`zap_runtime::trace::Traced`),
+    /// child of the caller's W3C trace context (default `false`: no spans).
+    pub trace: bool,
 }
 
 /// A unix socket to listen on.
@@ -88,6 +92,7 @@ impl Default for Config {
             zaphttp_addr: None,
             zaphttp_unix: None,
             zaphttp: zaphttp::ServerConfig::default(),
+            trace: false,
         }
     }
 }
@@ -96,19 +101,23 @@ impl Default for Config {
 /// but not yet serving; one [`EthService`] behind both.
 #[derive(Debug)]
 pub struct Servers {
-    zap: Server<Metered<EthService<LedgerEth>>>,
-    http: HttpServer<Metered<EthService<LedgerEth>>>,
+    zap: Server<Served>,
+    http: HttpServer<Served>,
     admin: Option<HttpServer<EthService<LedgerEth>>>,
-    quic: Option<QuicServer<Metered<EthService<LedgerEth>>>>,
-    ipc: Option<IpcServer<Metered<EthService<LedgerEth>>>>,
-    zap_unix: Option<UnixServer<Metered<EthService<LedgerEth>>>>,
+    quic: Option<QuicServer<Served>>,
+    ipc: Option<IpcServer<Served>>,
+    zap_unix: Option<UnixServer<Served>>,
     zaphttp: Option<zaphttp::Server<Routes_>>,
     zaphttp_unix: Option<zaphttp::UnixServer<Routes_>>,
     config_addrs: (SocketAddr, SocketAddr),
 }
 
+/// The service as every port serves it: counted, then traced (spans opened only when
+/// `Config::trace` says so).
+type Served = Metered<Traced<EthService<LedgerEth>>>;
+
 /// The HTTP routes, as served over zaphttp.
-type Routes_ = HttpRoutes<Metered<EthService<LedgerEth>>>;
+type Routes_ = HttpRoutes<Served>;
 
 /// Connections the admin listener serves at once: scrapers and probes.
 const ADMIN_MAX_CONNECTIONS: usize = 64;
@@ -153,7 +162,11 @@ impl Servers {
             }
             None => None,
         };
-        let metered = |transport| Arc::new(Metered::new(service.clone(), &metrics, transport));
+        let trace = config.trace;
+        let metered = |transport| {
+            let traced = Traced::new(service.clone(), transport).enabled(trace);
+            Arc::new(Metered::new(Arc::new(traced), &metrics, transport))
+        };
         let quic = match config.quic {
             Some(quic) => {
                 let settings = QuicConfig {

@@ -18,6 +18,7 @@ mod harness;
 mod node_js;
 #[path = "../../../zap-runtime/tests/support/npm.rs"]
 mod npm;
+mod otlp;
 #[path = "../../../zap-runtime/tests/tls_support/pki.rs"]
 mod pki;
 mod process;
@@ -47,6 +48,7 @@ mod http;
 mod http_limits;
 mod insecure_caps;
 mod metrics;
+mod otel;
 mod python_tcp;
 mod quic;
 mod sigterm;

@@ -146,6 +146,12 @@ impl Context {
         CURRENT.try_with(Context::clone).unwrap_or_default()
     }
 
+    /// `f` of the context of the call being handled, without copying it; `None`
+    /// outside a call that carries one.
+    pub(crate) fn with_current<R>(f: impl FnOnce(&Context) -> R) -> Option<R> {
+        CURRENT.try_with(f).ok()
+    }
+
     /// The instant the caller stops waiting.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline
@@ -309,12 +315,20 @@ impl CallOptions {
         static NONE: Metadata = Metadata::new();
         let mut f = Some(f);
         let scoped = OUTGOING.try_with(|o| {
-            f.take()
-                .map(|f| f(min_some(budget, o.budget), &o.metadata, o.answer.is_some()))
+            f.take().map(|f| {
+                let budget = min_some(budget, o.budget);
+                match with_trace(&o.metadata) {
+                    Some(traced) => f(budget, &traced, o.answer.is_some()),
+                    None => f(budget, &o.metadata, o.answer.is_some()),
+                }
+            })
         });
         match (scoped, f) {
             (Ok(Some(r)), _) => r,
-            (_, Some(f)) => f(budget, &NONE, false),
+            (_, Some(f)) => match with_trace(&NONE) {
+                Some(traced) => f(budget, &traced, false),
+                None => f(budget, &NONE, false),
+            },
             // `f` was taken only by the scope's call, which answered.
             (_, None) => unreachable!("the scope's call took the closure and answered"),
         }
@@ -329,6 +343,27 @@ impl CallOptions {
             }
         });
     }
+}
+
+/// `metadata` with the caller's trace context added, when the calling code is inside a
+/// trace and `metadata` names none of its own; `None` when nothing is to be added.
+fn with_trace(metadata: &Metadata) -> Option<Metadata> {
+    use crate::trace::{TRACEPARENT, TRACESTATE};
+    if metadata.get(TRACEPARENT).is_some() {
+        return None;
+    }
+    let (parent, state) = crate::trace::outgoing()?;
+    let mut traced = metadata.clone();
+    traced
+        .insert(TRACEPARENT, bytes::Bytes::copy_from_slice(&parent.encode()))
+        .ok()?;
+    if let Some(state) = state {
+        if metadata.get(TRACESTATE).is_none() {
+            // A tracestate past the metadata limits is left behind, not the call.
+            let _ = traced.insert(TRACESTATE, state);
+        }
+    }
+    Some(traced)
 }
 
 fn min_some(a: Option<Duration>, b: Option<Duration>) -> Option<Duration> {

@@ -126,7 +126,7 @@ pub(super) fn preflight_headers(headers: &mut HeaderMap, origin: &HeaderValue) {
     );
     headers.insert(
         header::ACCESS_CONTROL_ALLOW_HEADERS,
-        HeaderValue::from_static("Content-Type, Authorization"),
+        HeaderValue::from_static("Content-Type, Authorization, traceparent, tracestate"),
     );
     headers.insert(
         header::ACCESS_CONTROL_MAX_AGE,

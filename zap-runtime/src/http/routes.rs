@@ -497,7 +497,8 @@ pub const TIMEOUT_HEADER: &str = "zap-timeout-ms";
 pub const METADATA_PREFIX: &str = "zap-meta-";
 
 /// The context of a JSON-RPC request from its headers ([`TIMEOUT_HEADER`],
-/// [`METADATA_PREFIX`]); `None` when it has none. A request without either header
+/// [`METADATA_PREFIX`], and W3C `traceparent`/`tracestate` as the metadata pairs of
+/// those names); `None` when it has none. A request without either header
 /// costs one pass over the header names.
 fn request_context(headers: &hyper::HeaderMap) -> Result<Option<crate::context::Context>, String> {
     let mut context = None::<crate::context::Context>;
@@ -523,6 +524,10 @@ fn request_context(headers: &hyper::HeaderMap) -> Result<Option<crate::context::
             metadata
                 .insert(key, Bytes::copy_from_slice(value.as_bytes()))
                 .map_err(|e| format!("{name}: {e}"))?;
+        } else if name == crate::trace::TRACEPARENT || name == crate::trace::TRACESTATE {
+            // W3C trace context: the same pairs ZAP calls carry. A tracestate past the
+            // metadata limits is dropped (the trace goes on without it), never the call.
+            let _ = metadata.insert(name, Bytes::copy_from_slice(value.as_bytes()));
         }
     }
     if !metadata.is_empty() {

@@ -33,6 +33,8 @@ use super::remote::{self, describe_error as describe, ConnectArgs, Failure};
     zapc call --schema schemas/eth.zap 127.0.0.1:9999 Eth.newHeads '{\"count\":3}'\n  \
     zapc call --schema schemas/eth.zap --deadline 2.5 --header request-id=7f3a \\\n    \
     127.0.0.1:9999 Eth.newHeads '{\"count\":0}'\n  \
+    zapc call --traceparent 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01 \\\n    \
+    127.0.0.1:9999 Eth.chainId\n  \
     zapc call --schema schemas/eth.zap --ca ca.pem localhost:9999 Eth.chainId")]
 pub struct Args {
     /// The .zap file that declares the interface. Without it, the server is asked for
@@ -61,6 +63,11 @@ pub struct Args {
     /// '_' and '.'; the value as text. A handler reads it from its call's context.
     #[arg(long = "header", short = 'H', value_name = "KEY=VALUE")]
     headers: Vec<String>,
+    /// A W3C trace context to send with the call
+    /// (`00-<32 hex trace id>-<16 hex parent span id>-<2 hex flags>`): a server that
+    /// traces makes its span of the call a child of this parent, in this trace.
+    #[arg(long, value_name = "TRACEPARENT")]
+    traceparent: Option<String>,
     /// For a method with a `stream T` parameter: read the messages to send from stdin,
     /// one JSON object per line, and end the stream at the end of input. Without it
     /// nothing is sent and this side of the stream ends at once.
@@ -134,7 +141,8 @@ fn try_run(args: &Args) -> Result<Option<Value>, Failure> {
                 .map_err(|e| Failure::Usage(format!("--deadline {s}: {e}")))
         })
         .transpose()?;
-    let options = call_options(&args.headers).map_err(Failure::Usage)?;
+    let options =
+        call_options(&args.headers, args.traceparent.as_deref()).map_err(Failure::Usage)?;
     args.connect.timeout()?;
     let runtime = remote::runtime()?;
     runtime.block_on(async {
@@ -268,9 +276,24 @@ async fn run_stream<T: Transport>(
     tokio::try_join!(sending, receiving).map(|_| Vec::new())
 }
 
-/// The metadata of `--header KEY=VALUE` options, as the calls' options.
-fn call_options(headers: &[String]) -> Result<zap_runtime::context::CallOptions, String> {
+/// The metadata of `--header KEY=VALUE` options and `--traceparent`, as the calls'
+/// options.
+fn call_options(
+    headers: &[String],
+    traceparent: Option<&str>,
+) -> Result<zap_runtime::context::CallOptions, String> {
     let mut options = zap_runtime::context::CallOptions::new();
+    if let Some(text) = traceparent {
+        let parent = zap_runtime::trace::TraceParent::parse(text.as_bytes()).ok_or_else(|| {
+            format!(
+                "--traceparent {text:?} is not a W3C traceparent: write it as \
+                 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not all zero"
+            )
+        })?;
+        options = options
+            .header(zap_runtime::trace::TRACEPARENT, parent.to_string())
+            .map_err(|e| format!("--traceparent: {e}"))?;
+    }
     for header in headers {
         let (key, value) = header
             .split_once('=')

@@ -524,6 +524,8 @@ fn client_method(
         },
     };
     let deprecated = super::evolution::deprecated_attr(m.deprecated);
+    // The names a client span carries (`otel` feature).
+    let (service, method_name) = (iface.name.as_str(), m.name.as_str());
     // A call the schema marks safe to repeat goes through the transport's retrying path.
     let (call, call_bytes) = match m.idempotency {
         ir::Idempotency::Unknown => (quote!(call), quote!(call_bytes)),
@@ -541,7 +543,7 @@ fn client_method(
             #deprecated
             pub async fn #owned_name(&self #param) -> ::core::result::Result<#rt::Owned<#result>, #rt::ClientError> {
                 #payload
-                let body = self.transport.#call_bytes(#ordinal, payload).await?;
+                let body = #rt::trace::client_call(#service, #method_name, self.transport.#call_bytes(#ordinal, payload)).await?;
                 ::core::result::Result::Ok(#rt::Owned::from_bytes(body)?)
             }
         }
@@ -551,7 +553,7 @@ fn client_method(
         #deprecated
         pub async fn #name(&self #param) -> ::core::result::Result<#result, #rt::ClientError> {
             #payload
-            let body = self.transport.#call(#ordinal, payload).await?;
+            let body = #rt::trace::client_call(#service, #method_name, self.transport.#call(#ordinal, payload)).await?;
             #decode
         }
         #owned

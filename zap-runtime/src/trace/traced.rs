@@ -1,0 +1,213 @@
+//! [`Traced`]: a `tracing` span around every call of a service.
+
+use std::future::Future;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use tracing::field::Empty;
+use tracing::Instrument;
+
+use super::{TraceParent, TRACEPARENT};
+use crate::builder::Builder;
+use crate::context::Context;
+use crate::rpc::Status;
+use crate::service::{CallError, MethodInfo, Reply, Service};
+use crate::stream::StreamIo;
+
+/// A service with a span around every call and stream (see [the module](super)):
+/// serve it as the service itself.
+///
+/// ```
+/// # use std::sync::Arc;
+/// # fn wrap<S: zap_runtime::Service>(service: Arc<S>) {
+/// use zap_runtime::trace::Traced;
+///
+/// let traced = Arc::new(Traced::new(service, "zap"));
+/// # let _ = traced;
+/// # }
+/// ```
+pub struct Traced<S> {
+    service: Arc<S>,
+    transport: &'static str,
+    system: &'static str,
+    network: &'static str,
+    on: bool,
+}
+
+impl<S> Traced<S> {
+    /// `service` with a span per call on the transport named `transport`: `zap`
+    /// (ZAP/TCP), `quic`, `unix`, `http`, `ws` or `ipc` (JSON-RPC ones say
+    /// `rpc.system = "jsonrpc"`), or a name of one's own.
+    pub fn new(service: Arc<S>, transport: &'static str) -> Self {
+        let (system, network) = match transport {
+            "http" | "ws" => ("jsonrpc", "tcp"),
+            "ipc" => ("jsonrpc", "unix"),
+            "quic" => ("zap", "quic"),
+            "unix" => ("zap", "unix"),
+            _ => ("zap", "tcp"),
+        };
+        Traced {
+            service,
+            transport,
+            system,
+            network,
+            on: true,
+        }
+    }
+
+    /// Open spans only when `on` (a server that traces when told to keeps one type).
+    pub fn enabled(mut self, on: bool) -> Self {
+        self.on = on;
+        self
+    }
+
+    /// The service inside.
+    pub fn service(&self) -> &Arc<S> {
+        &self.service
+    }
+}
+
+impl<S> std::fmt::Debug for Traced<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Traced")
+            .field("transport", &self.transport)
+            .field("on", &self.on)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Service> Traced<S> {
+    /// The server span of a call (or stream) of method `ordinal`, its parent the
+    /// caller's span when the call names one.
+    fn span(&self, ordinal: u32, stream: bool) -> tracing::Span {
+        let method = S::method(ordinal);
+        let name = method.map_or("unknown", |m: &MethodInfo| {
+            if self.system == "jsonrpc" {
+                m.json_name
+            } else {
+                m.name
+            }
+        });
+        let span = tracing::info_span!(
+            target: "zap_runtime::trace",
+            "rpc",
+            otel.name = format_args!("{}/{}", S::NAME, name).to_string(),
+            otel.kind = "server",
+            otel.status_code = Empty,
+            otel.status_description = Empty,
+            rpc.system = self.system,
+            rpc.service = S::NAME,
+            rpc.method = name,
+            network.transport = self.network,
+            zap.transport = self.transport,
+            zap.stream = stream,
+            rpc.zap.status_code = Empty,
+            trace_id = Empty,
+            parent_id = Empty,
+        );
+        if span.is_disabled() {
+            return span;
+        }
+        let context = Context::current();
+        let parent = context
+            .metadata()
+            .get(TRACEPARENT)
+            .and_then(TraceParent::parse);
+        if let Some(parent) = parent {
+            span.record("trace_id", parent.trace_id_hex());
+            span.record("parent_id", parent.parent_id_hex());
+            #[cfg(feature = "otel")]
+            super::otel::set_remote_parent(
+                &span,
+                &parent,
+                context.metadata().get(super::TRACESTATE),
+            );
+        }
+        span
+    }
+
+    fn traced<'a, F>(&'a self, ordinal: u32, call: F) -> impl Future<Output = F::Output> + Send + 'a
+    where
+        F: Future<Output = Result<Reply, CallError>> + Send + 'a,
+    {
+        let span = if self.on {
+            self.span(ordinal, false)
+        } else {
+            tracing::Span::none()
+        };
+        async move {
+            if span.is_disabled() {
+                return call.await;
+            }
+            let answer = call.instrument(span.clone()).await;
+            let status = match &answer {
+                Ok(_) => Status::OK,
+                Err(e) => e.status,
+            };
+            record_status(&span, status, answer.as_ref().err());
+            answer
+        }
+    }
+}
+
+/// The answer's status on the span; a server-side failure (500 and up) marks it failed.
+fn record_status(span: &tracing::Span, status: Status, error: Option<&CallError>) {
+    span.record("rpc.zap.status_code", u64::from(status.0));
+    if status.0 >= 500 {
+        span.record("otel.status_code", "ERROR");
+        if let Some(error) = error {
+            span.record("otel.status_description", &*error.message);
+        }
+    }
+}
+
+impl<S: Service> Service for Traced<S> {
+    const NAME: &'static str = S::NAME;
+    const METHODS: &'static [MethodInfo] = S::METHODS;
+    const OPENRPC: Option<&'static str> = S::OPENRPC;
+    const PACKAGE: &'static str = S::PACKAGE;
+    const SCHEMA: Option<crate::service::EmbeddedSchema> = S::SCHEMA;
+
+    fn call<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: &'a [u8],
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        self.traced(ordinal, self.service.call(ordinal, payload, out))
+    }
+
+    fn call_owned<'a>(
+        &'a self,
+        ordinal: u32,
+        payload: Bytes,
+        out: &'a mut Builder,
+    ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
+        self.traced(ordinal, self.service.call_owned(ordinal, payload, out))
+    }
+
+    /// A span for the stream's whole life, from the open to its end.
+    async fn stream(
+        self: Arc<Self>,
+        ordinal: u32,
+        open: Bytes,
+        io: StreamIo,
+    ) -> Result<(), CallError> {
+        if !self.on {
+            return Arc::clone(&self.service).stream(ordinal, open, io).await;
+        }
+        // Made inside the stream's task, where its context is current.
+        let span = self.span(ordinal, true);
+        let ended = Arc::clone(&self.service)
+            .stream(ordinal, open, io)
+            .instrument(span.clone())
+            .await;
+        let status = ended.as_ref().err().map_or(Status::OK, |e| e.status);
+        record_status(&span, status, ended.as_ref().err());
+        ended
+    }
+
+    fn runtime_answered(&self, ordinal: u32, status: Status) {
+        self.service.runtime_answered(ordinal, status);
+    }
+}
