@@ -149,6 +149,18 @@ async fn explorer_calls_get_balance_through_its_form() {
         result => result["balance"].as_u64(),
     };
     assert_eq!(balance, Some(expected), "the balance shown: {answer}");
+    // The call started a trace: its W3C traceparent went with the request, and the page
+    // shows its trace id.
+    let sent = shown["traceparents"].as_array().expect("the POSTs seen");
+    assert_eq!(sent.len(), 1, "one call: {sent:?}");
+    let parent = zap_runtime::trace::TraceParent::parse(
+        sent[0].as_str().expect("a traceparent header").as_bytes(),
+    )
+    .expect("a valid traceparent");
+    assert_eq!(
+        shown["trace"],
+        json!(format!("Trace {}", parent.trace_id_hex()))
+    );
     assert!(screenshot.is_file(), "{} was saved", screenshot.display());
     server.stop().await;
 }

@@ -8,6 +8,8 @@
 //       "screenshot"} to subscribe instead and wait for that many notifications.
 // stdout: {"methods": [...], "labels": [...], "state": "done"|"failed"|"streaming",
 //          "answer": "...", "problems": [...]} (problems: errors the page logged)
+//          and for a call "trace" (what the page shows of its trace) and "traceparents"
+//          (the header of each POST it sent)
 import { chromium } from "playwright-core";
 
 const spec = JSON.parse(process.argv[process.argv.length - 1]);
@@ -56,6 +58,11 @@ try {
     console.log(JSON.stringify(result));
     process.exit(0);
   }
+  // The traceparent of each JSON-RPC call the page sends, as it goes on the wire.
+  const traceparents = [];
+  page.on("request", (r) => {
+    if (r.method() === "POST") traceparents.push(r.headers()["traceparent"] || null);
+  });
   await page.getByRole("button", { name: spec.method, exact: true }).click();
   await page.getByRole("heading", { name: spec.method, exact: true }).waitFor();
   const labels = await page.locator("#fields label").allTextContents();
@@ -71,6 +78,8 @@ try {
     labels,
     state: await answer.getAttribute("data-state"),
     answer: await answer.textContent(),
+    trace: await page.locator("#trace").textContent(),
+    traceparents,
     problems,
   };
   await page.screenshot({ path: spec.screenshot, fullPage: true });
