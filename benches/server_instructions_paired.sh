@@ -10,10 +10,11 @@
 # server's counters zeroed before and dumped after each run; the instructions per call
 # are the difference of the two dumps over the difference of the calls answered.
 #
-#   bash benches/server_instructions_paired.sh BASE [ROUNDS=5] [SMALL=10000] [LARGE=60000]
+#   bash benches/server_instructions_paired.sh BASE [ROUNDS=5] [SMALL=10000] [LARGE=60000] [NAME]
 #
 # BASE is built in a worktree (target/paired/<commit>, its own target directory), and
-# its own loadgen drives it. Writes benches/results/raw/server-instructions-paired.txt.
+# its own loadgen drives it. Writes benches/results/raw/NAME.txt (default
+# server-instructions-paired.txt).
 # Needs: cargo, git, valgrind (callgrind_control), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +22,7 @@ BASE=${1:?usage: server_instructions_paired.sh BASE [ROUNDS] [SMALL] [LARGE]}
 ROUNDS=${2:-5}
 SMALL=${3:-10000}
 LARGE=${4:-60000}
+NAME=${5:-server-instructions-paired}
 ROOT=$PWD
 RAW=benches/results/raw
 mkdir -p "$RAW"
@@ -89,7 +91,7 @@ for round in $(seq "$ROUNDS"); do
     measure base "$BASE_DIR/target/release" "$round"
 done
 
-python3 - "$WORK/runs.txt" "$RAW/server-instructions-paired.txt" "$HEAD_COMMIT" "$BASE_COMMIT" \
+python3 - "$WORK/runs.txt" "$RAW/$NAME.txt" "$HEAD_COMMIT" "$BASE_COMMIT" \
     "$ROUNDS" "$SMALL" "$LARGE" <<'PY'
 import statistics, sys
 runs, out, head, base, rounds, small, large = sys.argv[1:8]

@@ -38,6 +38,9 @@ pub enum Target {
     /// metadata pairs (`request-id`, `tenant`, `trace`: 36 bytes), what a service in a
     /// fleet sends.
     ZapContext,
+    /// As `Zap`, each request carrying a W3C `traceparent` in its call metadata (no
+    /// deadline): a call inside a distributed trace.
+    ZapTraced,
     /// JSON-RPC over HTTP/1.1 `eth_getBalance`: checks the JSON-RPC id, id, balance.
     Http,
     /// The hyper baseline: status 200 and exactly [`baseline::FIXED_BODY`].
@@ -79,6 +82,7 @@ impl Target {
             Target::ZapNode => "zap-node",
             Target::ZapEcho => "zap-echo",
             Target::ZapContext => "zap-context",
+            Target::ZapTraced => "zap-traced",
             Target::Http => "http",
             Target::HttpFixed => "http-fixed",
             Target::Ws => "ws",
@@ -284,6 +288,7 @@ pub async fn run(config: &LoadConfig) -> Result<Report, String> {
                 | Target::ZapNode
                 | Target::ZapEcho
                 | Target::ZapContext
+                | Target::ZapTraced
                 | Target::ZapRpcEcho => match stream {
                     Conn::Plain(s) => zap::drive(s, &config, &clock, &ledger, first_id).await,
                     Conn::Tls(s) => zap::drive(*s, &config, &clock, &ledger, first_id).await,

@@ -54,11 +54,36 @@ fn context_extension() -> Vec<u8> {
     out
 }
 
+/// The call context `Target::ZapTraced` sends after every envelope: a W3C
+/// `traceparent`, what a call inside a trace carries.
+fn trace_extension() -> Vec<u8> {
+    use zap_runtime::context::{write_extension, Metadata};
+    let mut metadata = Metadata::new();
+    metadata
+        .insert(
+            zap_runtime::trace::TRACEPARENT,
+            &b"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"[..],
+        )
+        .expect("a valid pair");
+    let mut out = Vec::new();
+    write_extension(&mut out, None, &metadata);
+    out
+}
+
+/// The call context extension `target` sends after every envelope, if any.
+fn extension_of(target: Target) -> Option<Vec<u8>> {
+    match target {
+        Target::ZapContext => Some(context_extension()),
+        Target::ZapTraced => Some(trace_extension()),
+        _ => None,
+    }
+}
+
 fn template(
     account: &[u8; 20],
     expected: Expected,
     framing: Framing,
-    context: bool,
+    context: Option<&[u8]>,
 ) -> Result<Template, String> {
     let mut b = Builder::new();
     let mut req = BalanceRequestBuilder::new(&mut b);
@@ -76,8 +101,8 @@ fn template(
     .map_err(|e| e.to_string())?;
     let parsed = Request::parse(envelope).map_err(|e| e.to_string())?;
     let mut with_context = envelope.to_vec();
-    if context {
-        with_context.extend_from_slice(&context_extension());
+    if let Some(extension) = context {
+        with_context.extend_from_slice(extension);
     }
     // Byte offsets from the positions of the parsed views inside the envelope.
     let payload_at = parsed.payload.as_ptr() as usize - envelope.as_ptr() as usize;
@@ -110,7 +135,7 @@ fn template(
 fn templates(
     ledger: &eth_rpc::ledger::Ledger,
     framing: Framing,
-    context: bool,
+    context: Option<&[u8]>,
 ) -> Result<Vec<Template>, String> {
     (0..ledger.len())
         .map(|i| {
@@ -207,7 +232,8 @@ pub(super) async fn drive<S: AsyncRead + AsyncWrite + Unpin>(
         Target::ZapNode => Framing::Node,
         _ => Framing::Rpc,
     };
-    let mut templates = templates(ledger, framing, config.target == Target::ZapContext)?;
+    let extension = extension_of(config.target);
+    let mut templates = templates(ledger, framing, extension.as_deref())?;
     let mut stats = ConnStats::default();
     let mut inflight: VecDeque<Sent> = VecDeque::with_capacity(config.depth);
     let mut write = Vec::with_capacity(config.depth * 128);
@@ -348,7 +374,7 @@ mod tests {
     fn patched_template_parses_to_the_patched_values() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 3);
-        let mut t = template(&address, want, Framing::Rpc, false).unwrap();
+        let mut t = template(&address, want, Framing::Rpc, None).unwrap();
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
         t.frame[t.id_at..t.id_at + 8].copy_from_slice(&12345u64.to_le_bytes());
         let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
@@ -366,7 +392,7 @@ mod tests {
     fn patched_node_template_parses_to_the_patched_values() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 5);
-        let mut t = template(&address, want, Framing::Node, false).unwrap();
+        let mut t = template(&address, want, Framing::Node, None).unwrap();
         let at = t.req_at.unwrap();
         t.frame[at..at + 4].copy_from_slice(&77u32.to_le_bytes());
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&77u32.to_le_bytes());
@@ -390,7 +416,8 @@ mod tests {
     fn context_template_carries_its_extension_after_the_envelope() {
         let ledger = eth_rpc::ledger::Ledger::default();
         let (address, want) = expected(&ledger, 2);
-        let mut t = template(&address, want, Framing::Rpc, true).unwrap();
+        let extension = extension_of(Target::ZapContext).unwrap();
+        let mut t = template(&address, want, Framing::Rpc, Some(&extension)).unwrap();
         t.frame[t.promise_at..t.promise_at + 4].copy_from_slice(&9u32.to_le_bytes());
         let (frame, used) = FrameDecoder::default().decode(&t.frame).unwrap().unwrap();
         assert_eq!(used, t.frame.len());

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# What distributed tracing costs the example server, in user-space instructions per
+# call under callgrind (ZAP/TCP eth_getBalance, 64 connections, depth 1 and 16), three
+# sides in every round:
+#
+#   plain      eth-rpc as it ships, calls without a call context (loadgen --target zap)
+#   carried    the same server, every call carrying a W3C traceparent in its metadata
+#              (loadgen --target zap-traced): no span is opened, the pair is only read
+#   exported   eth-rpc --otlp-endpoint (a local OTLP/HTTP sink that answers 200), the
+#              same calls: a span per call, child of the traceparent, batched and
+#              posted by the export thread, which callgrind counts with the server
+#
+# The count is server_instructions.sh's: loadgen sends SMALL and then LARGE calls, the
+# server's counters zeroed before and dumped after each run; the instructions per call
+# are the difference of the two dumps over the difference of the calls answered. The
+# report gives each round's figures, the per-round differences to `plain`, their
+# medians, and the spans the exporting server says it exported and dropped.
+#
+#   bash benches/trace_instructions.sh [ROUNDS=3] [SMALL=10000] [LARGE=60000]
+#
+# Writes benches/results/raw/trace-instructions.txt. Needs: cargo, valgrind
+# (callgrind_control), python3.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUNDS=${1:-3}
+SMALL=${2:-10000}
+LARGE=${3:-60000}
+RAW=benches/results/raw
+mkdir -p "$RAW"
+WORK=$(mktemp -d)
+PID=
+SINK=
+cleanup() {
+    for pid in $PID $SINK; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+for tool in valgrind callgrind_control python3; do
+    command -v "$tool" >/dev/null 2>&1 || {
+        echo "trace_instructions.sh: needs $tool" >&2
+        exit 1
+    }
+done
+COMMIT=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- zap-runtime/src examples/eth-rpc/src benches/src || COMMIT="$COMMIT + local changes"
+cargo build --release -q -p zap-benches --bin loadgen -p eth-rpc --bin eth-rpc
+BIN=target/release
+
+# The OTLP/HTTP sink: answers every POST 200 with an empty export response.
+python3 - 127.0.0.1:14318 <<'PY' &
+import http.server, sys
+host, port = sys.argv[1].split(":")
+class Sink(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+    def log_message(self, *args):
+        pass
+http.server.ThreadingHTTPServer((host, int(port)), Sink).serve_forever()
+PY
+SINK=$!
+
+# One side once: SIDE TARGET ROUND [eth-rpc arguments...]; appends
+# "side round depth calls instructions" lines to runs.txt.
+measure() {
+    local side=$1 target=$2 round=$3 addr=127.0.0.1:19991 http=127.0.0.1:18591
+    shift 3
+    RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$WORK/$side.%p" \
+        --dump-instr=no "$BIN/eth-rpc" --zap-addr "$addr" --http-addr "$http" "$@" \
+        >/dev/null 2>"$WORK/$side.log" &
+    PID=$!
+    local up=
+    for _ in $(seq 600); do
+        if (exec 3<>"/dev/tcp/127.0.0.1/19991") 2>/dev/null; then up=1; break; fi
+        sleep 0.1
+    done
+    [ -n "$up" ] || { cat "$WORK/$side.log" >&2; exit 1; }
+    for depth in 1 16; do
+        for calls in $SMALL $LARGE; do
+            callgrind_control -z "$PID" >/dev/null 2>&1
+            "$BIN/loadgen" --target "$target" --addr "$addr" -c 64 -d "$depth" \
+                --requests "$calls" --stall-timeout 120 --json "$WORK/run.json" >/dev/null
+            callgrind_control -d "$PID" >/dev/null 2>&1
+            local dump total checked
+            dump=$(ls -t "$WORK/$side.$PID".* | head -n 1)
+            total=$(grep -E '^(totals|summary):' "$dump" | head -n 1 | awk '{print $2}')
+            checked=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checked"])' "$WORK/run.json")
+            echo "$side $round $depth $checked $total" >>"$WORK/runs.txt"
+            rm -f "$dump"
+        done
+    done
+    if [ "$side" = exported ]; then
+        # What the exporter counted, before the flush at shutdown.
+        python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' \
+            "http://$http/metrics" | grep -E '^zap_otel_spans_(exported|dropped)_total ' \
+            | sed "s/^/round $round: /" >>"$WORK/spans.txt" || true
+    fi
+    kill -TERM "$PID"
+    wait "$PID" 2>/dev/null || true
+    PID=
+}
+: >"$WORK/spans.txt"
+for round in $(seq "$ROUNDS"); do
+    measure plain zap "$round"
+    measure carried zap-traced "$round"
+    measure exported zap-traced "$round" --otlp-endpoint http://127.0.0.1:14318
+done
+
+python3 - "$WORK/runs.txt" "$WORK/spans.txt" "$RAW/trace-instructions.txt" "$COMMIT" \
+    "$ROUNDS" "$SMALL" "$LARGE" <<'PY'
+import statistics, sys
+runs, spans, out, commit, rounds, small, large = sys.argv[1:8]
+rows = {}
+for line in open(runs):
+    side, rnd, depth, calls, total = line.split()
+    rows.setdefault((side, int(rnd), int(depth)), []).append((int(calls), int(total)))
+def per_call(side, rnd, depth):
+    (c1, i1), (c2, i2) = sorted(rows[(side, rnd, depth)])
+    return (i2 - i1) / (c2 - c1)
+rounds = int(rounds)
+lines = [f"# trace_instructions.sh {rounds} {small} {large}, made at {commit}",
+         "# user-space instructions per call of eth-rpc (ZAP/TCP eth_getBalance, 64 connections),",
+         "# (dump of LARGE - dump of SMALL) / (calls LARGE - calls SMALL); each round runs the three sides",
+         ""]
+for depth in (1, 16):
+    for rnd in range(1, rounds + 1):
+        p, c, e = (per_call(s, rnd, depth) for s in ("plain", "carried", "exported"))
+        lines.append(f"depth {depth:2} round {rnd}: plain {p:7.0f}  carried {c:7.0f} (+{c - p:.0f})  "
+                     f"exported {e:7.0f} (+{e - p:.0f})")
+    med = {s: statistics.median(per_call(s, r, depth) for r in range(1, rounds + 1))
+           for s in ("plain", "carried", "exported")}
+    carried = statistics.median(per_call("carried", r, depth) - per_call("plain", r, depth)
+                                for r in range(1, rounds + 1))
+    exported = statistics.median(per_call("exported", r, depth) - per_call("carried", r, depth)
+                                 for r in range(1, rounds + 1))
+    lines.append(f"depth {depth:2}: medians plain {med['plain']:.0f}, carried {med['carried']:.0f}, "
+                 f"exported {med['exported']:.0f}; a traceparent carried costs {carried:.0f} "
+                 f"instructions per call, a span per call exported {exported:.0f} more "
+                 f"({med['exported'] / med['plain']:.2f}x plain)")
+    lines.append("")
+lines += ["# spans the exporting server counted (before its flush at shutdown)"]
+lines += [l.rstrip() for l in open(spans)]
+open(out, "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
