@@ -474,8 +474,13 @@ impl opentelemetry_http::HttpClient for HyperClient {
     }
 }
 
-/// Make `parent` (with its `tracestate`) the parent of `span`.
-pub(crate) fn set_remote_parent(span: &tracing::Span, parent: &TraceParent, state: Option<&[u8]>) {
+/// Make `parent` (with its `tracestate`) the parent of `span`; `false` when no
+/// OpenTelemetry layer records the span.
+pub(crate) fn set_remote_parent(
+    span: &tracing::Span,
+    parent: &TraceParent,
+    state: Option<&[u8]>,
+) -> bool {
     let state = state
         .and_then(|s| std::str::from_utf8(s).ok())
         .and_then(|s| s.parse::<TraceState>().ok())
@@ -488,8 +493,7 @@ pub(crate) fn set_remote_parent(span: &tracing::Span, parent: &TraceParent, stat
         state,
     );
     let context = opentelemetry::Context::new().with_remote_span_context(remote);
-    // Fails only when no OpenTelemetry layer is installed: then there is nothing to link.
-    let _ = span.set_parent(context);
+    span.set_parent(context).is_ok()
 }
 
 /// The current span's OpenTelemetry context, if it is inside a trace.

@@ -32,9 +32,11 @@ pub struct Traced<S> {
     system: &'static str,
     network: &'static str,
     on: bool,
+    /// `Service/method` of each method, by position in `S::METHODS`, made once.
+    names: Box<[String]>,
 }
 
-impl<S> Traced<S> {
+impl<S: Service> Traced<S> {
     /// `service` with a span per call on the transport named `transport`: `zap`
     /// (ZAP/TCP), `quic`, `unix`, `http`, `ws` or `ipc` (JSON-RPC ones say
     /// `rpc.system = "jsonrpc"`), or a name of one's own.
@@ -46,15 +48,29 @@ impl<S> Traced<S> {
             "unix" => ("zap", "unix"),
             _ => ("zap", "tcp"),
         };
+        let names = S::METHODS
+            .iter()
+            .map(|m| {
+                let name = if system == "jsonrpc" {
+                    m.json_name
+                } else {
+                    m.name
+                };
+                format!("{}/{name}", S::NAME)
+            })
+            .collect();
         Traced {
             service,
             transport,
             system,
             network,
             on: true,
+            names,
         }
     }
+}
 
+impl<S> Traced<S> {
     /// Open spans only when `on` (a server that traces when told to keeps one type).
     pub fn enabled(mut self, on: bool) -> Self {
         self.on = on;
@@ -80,18 +96,23 @@ impl<S: Service> Traced<S> {
     /// The server span of a call (or stream) of method `ordinal`, its parent the
     /// caller's span when the call names one.
     fn span(&self, ordinal: u32, stream: bool) -> tracing::Span {
-        let method = S::method(ordinal);
-        let name = method.map_or("unknown", |m: &MethodInfo| {
-            if self.system == "jsonrpc" {
-                m.json_name
-            } else {
-                m.name
+        let position = S::METHODS.iter().position(|m| m.ordinal == ordinal);
+        let (name, full) = match position {
+            Some(i) => {
+                let m = &S::METHODS[i];
+                let name = if self.system == "jsonrpc" {
+                    m.json_name
+                } else {
+                    m.name
+                };
+                (name, self.names[i].as_str())
             }
-        });
+            None => ("unknown", "unknown"),
+        };
         let span = tracing::info_span!(
             target: "zap_runtime::trace",
             "rpc",
-            otel.name = format_args!("{}/{}", S::NAME, name).to_string(),
+            otel.name = full,
             otel.kind = "server",
             otel.status_code = Empty,
             otel.status_description = Empty,
@@ -100,7 +121,7 @@ impl<S: Service> Traced<S> {
             rpc.method = name,
             network.transport = self.network,
             zap.transport = self.transport,
-            zap.stream = stream,
+            zap.stream = Empty,
             rpc.zap.status_code = Empty,
             trace_id = Empty,
             parent_id = Empty,
@@ -108,21 +129,27 @@ impl<S: Service> Traced<S> {
         if span.is_disabled() {
             return span;
         }
-        let context = Context::current();
-        let parent = context
-            .metadata()
-            .get(TRACEPARENT)
-            .and_then(TraceParent::parse);
-        if let Some(parent) = parent {
-            span.record("trace_id", parent.trace_id_hex());
-            span.record("parent_id", parent.parent_id_hex());
+        if stream {
+            span.record("zap.stream", true);
+        }
+        Context::with_current(|context| {
+            let parent = context
+                .metadata()
+                .get(TRACEPARENT)
+                .and_then(TraceParent::parse)?;
             #[cfg(feature = "otel")]
-            super::otel::set_remote_parent(
+            if super::otel::set_remote_parent(
                 &span,
                 &parent,
                 context.metadata().get(super::TRACESTATE),
-            );
-        }
+            ) {
+                // The parent is the OpenTelemetry span's own; no need to repeat it.
+                return Some(());
+            }
+            span.record("trace_id", parent.trace_id_hex());
+            span.record("parent_id", parent.parent_id_hex());
+            Some(())
+        });
         span
     }
 
