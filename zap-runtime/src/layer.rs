@@ -5,9 +5,10 @@
 //! A layer wraps the [`Service`] itself ([`Layered`]), as [`Metered`](crate::metrics::Metered)
 //! does, so it sees the calls of ZAP/TCP (both framings, unix sockets), QUIC, JSON-RPC
 //! over HTTP, WebSocket and IPC, and the in-process [`Local`](crate::Local), alike.
-//! What it reads of a call is its method, the transport it names at construction, and
-//! the call's [`Context`]: its deadline and metadata (ZAP's call context, JSON-RPC's
-//! `Zap-Meta-*` and `Zap-Timeout-Ms` headers), and where answer metadata goes.
+//! What it reads of a call is its method, the transport it names at construction, the
+//! caller's address, and the call's [`Context`]: its deadline and metadata (ZAP's call
+//! context, JSON-RPC's `Zap-Meta-*` and `Zap-Timeout-Ms` headers), and where answer
+//! metadata goes.
 //!
 //! **Order.** The runtime checks capabilities and load shedding before the service is
 //! called, so a layer never sees a caller the capability policy refused, nor a call
@@ -54,6 +55,9 @@ pub struct CallInfo<'a> {
     pub context: &'a Context,
     /// A stream open, not a call.
     pub stream: bool,
+    /// The caller's network address ([`peer_addr`](crate::context::peer_addr)):
+    /// `None` on unix sockets and in-process.
+    pub peer: Option<std::net::SocketAddr>,
 }
 
 impl CallInfo<'_> {
@@ -166,6 +170,7 @@ impl<S: Service, L: CallLayer> Layered<S, L> {
             transport: self.transport,
             context: &context,
             stream: false,
+            peer: crate::context::peer_addr(),
         };
         let started = Instant::now();
         let answer = match self.layer.before(&info) {
@@ -218,6 +223,7 @@ impl<S: Service, L: CallLayer> Service for Layered<S, L> {
             transport: self.transport,
             context: &context,
             stream: true,
+            peer: crate::context::peer_addr(),
         };
         self.layer.before(&info)?;
         Arc::clone(&self.service).stream(ordinal, open, io).await
@@ -229,21 +235,46 @@ impl<S: Service, L: CallLayer> Service for Layered<S, L> {
 }
 
 /// Refuses calls past `limit` in each window of `window` per caller, with status 429
-/// (JSON-RPC -32005) and the time to wait; the caller is told apart by a metadata key
-/// (`api-key`, `tenant`); calls without it share one count.
+/// (JSON-RPC -32005) and the time to wait. Callers are told apart by a metadata key
+/// ([`RateLimit::per_metadata`]: `api-key`, `tenant`; calls without it share one
+/// count) or by their IP address ([`RateLimit::per_peer`]; calls with no address, over
+/// unix sockets or in-process, share one count).
 #[derive(Debug)]
 pub struct RateLimit {
-    key: String,
+    by: Caller,
     limit: u32,
     window: Duration,
-    counts: Mutex<HashMap<Bytes, (Instant, u32)>>,
+    counts: Mutex<HashMap<CallerKey, (Instant, u32)>>,
+}
+
+/// How a [`RateLimit`] tells callers apart.
+#[derive(Debug)]
+enum Caller {
+    Metadata(String),
+    Peer,
+}
+
+/// One caller's key in a [`RateLimit`]'s table.
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum CallerKey {
+    Metadata(Bytes),
+    Ip(Option<std::net::IpAddr>),
 }
 
 impl RateLimit {
     /// At most `limit` calls per `window` for each value of metadata `key`.
     pub fn per_metadata(key: impl Into<String>, limit: u32, window: Duration) -> Self {
+        RateLimit::new(Caller::Metadata(key.into()), limit, window)
+    }
+
+    /// At most `limit` calls per `window` from each IP address.
+    pub fn per_peer(limit: u32, window: Duration) -> Self {
+        RateLimit::new(Caller::Peer, limit, window)
+    }
+
+    fn new(by: Caller, limit: u32, window: Duration) -> Self {
         RateLimit {
-            key: key.into(),
+            by,
             limit,
             window,
             counts: Mutex::new(HashMap::new()),
@@ -253,12 +284,19 @@ impl RateLimit {
 
 impl CallLayer for RateLimit {
     fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
-        let caller = call
-            .context
-            .metadata()
-            .get(&self.key)
-            .map(Bytes::copy_from_slice)
-            .unwrap_or_default();
+        let (caller, what) = match &self.by {
+            Caller::Metadata(key) => (
+                CallerKey::Metadata(
+                    call.context
+                        .metadata()
+                        .get(key)
+                        .map(Bytes::copy_from_slice)
+                        .unwrap_or_default(),
+                ),
+                key.as_str(),
+            ),
+            Caller::Peer => (CallerKey::Ip(call.peer.map(|p| p.ip())), "address"),
+        };
         let now = Instant::now();
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         if counts.len() > 100_000 {
@@ -275,10 +313,9 @@ impl CallLayer for RateLimit {
             return Err(CallError::new(
                 Status::TOO_MANY_REQUESTS,
                 format!(
-                    "rate limited: {} calls per {:?} for this {}; try again in {} ms",
+                    "rate limited: {} calls per {:?} for this {what}; try again in {} ms",
                     self.limit,
                     self.window,
-                    self.key,
                     wait.as_millis()
                 ),
             ));

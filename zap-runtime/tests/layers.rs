@@ -41,7 +41,8 @@ impl CallLayer for Auth {
     }
 }
 
-/// Says in the answer's metadata that it saw the call, and its method.
+/// Says in the answer's metadata that it saw the call, its method, and the caller's
+/// IP address.
 struct Stamp;
 
 impl CallLayer for Stamp {
@@ -49,6 +50,8 @@ impl CallLayer for Stamp {
         let _ = call
             .context
             .set_answer_metadata("seen-by", call.method_name());
+        let peer = call.peer.map_or("none".to_owned(), |p| p.ip().to_string());
+        let _ = call.context.set_answer_metadata("peer", peer);
     }
 }
 
@@ -104,6 +107,7 @@ async fn check<T: Transport>(client: &T, layer: &Stack) {
         .await
         .unwrap();
     assert_eq!(answer.get().get_str("seen-by"), Some("ping"));
+    assert_eq!(answer.get().get_str("peer"), Some("127.0.0.1"));
 }
 
 #[tokio::test]
@@ -118,6 +122,35 @@ async fn over_zap_tcp() {
     let client = Client::connect(addr).await.unwrap();
     let layer = layered_stack(&layered);
     check(&client, layer).await;
+    stop.cancel();
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_address_counts_every_connection_from_it() {
+    let layered = Arc::new(Layered::new(
+        Arc::new(Calc),
+        RateLimit::per_peer(3, Duration::from_secs(60)),
+        "zap",
+    ));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(Server::new(listener, layered, ServerConfig::default()).run(stop.clone()));
+    // Three connections from 127.0.0.1: one count.
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        clients.push(Client::connect(addr).await.unwrap());
+    }
+    for client in &clients {
+        client.call(PING, b"").await.expect("within the limit");
+    }
+    match clients[0].call(PING, b"").await {
+        Err(ClientError::Status { status, message }) => {
+            assert_eq!(status, Status::TOO_MANY_REQUESTS);
+            assert!(message.contains("for this address"), "{message}");
+        }
+        other => panic!("the 4th call from the address: {other:?}"),
+    }
     stop.cancel();
 }
 
@@ -164,6 +197,7 @@ async fn over_json_rpc_over_http() {
             response.json()
         );
         assert_eq!(response.header("zap-meta-seen-by"), Some("ping"));
+        assert_eq!(response.header("zap-meta-peer"), Some("127.0.0.1"));
     }
     let limited = post(ok).await.json();
     assert_eq!(error_code(&limited), -32005, "{limited}");
@@ -183,6 +217,8 @@ fn layered_stack<S>(layered: &Layered<S, Stack>) -> &Stack {
 #[derive(Default)]
 struct Ticks {
     started: AtomicUsize,
+    /// The caller's address as the handler read it.
+    peer: std::sync::Mutex<Option<std::net::SocketAddr>>,
 }
 
 impl Service for Ticks {
@@ -218,6 +254,7 @@ impl Service for Ticks {
         mut io: StreamIo,
     ) -> Result<(), CallError> {
         self.started.fetch_add(1, Ordering::SeqCst);
+        *self.peer.lock().unwrap() = zap_runtime::context::peer_addr();
         for i in 0..open.first().copied().unwrap_or(0) {
             io.outbound.send(&[i]).await.map_err(CallError::from)?;
         }
@@ -254,6 +291,12 @@ async fn a_stream_open_passes_through_the_layers() {
     }
     assert_eq!(got, [0, 1, 2]);
     assert_eq!(ticks.started.load(Ordering::SeqCst), 1);
+    let peer = ticks
+        .peer
+        .lock()
+        .unwrap()
+        .expect("the stream's handler knows its caller");
+    assert!(peer.ip().is_loopback(), "{peer}");
     stop.cancel();
 }
 

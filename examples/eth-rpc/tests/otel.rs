@@ -136,6 +136,8 @@ async fn json_rpc_and_zapc_calls_are_exported_as_children_of_the_callers_span() 
     assert_eq!(span.attribute("rpc.method"), Some("chainId"));
     assert_eq!(span.attribute("rpc.zap.status_code"), Some("200"));
     assert_eq!(span.attribute("zap.transport"), Some("zap"));
+    assert_eq!(span.attribute("network.peer.address"), Some("127.0.0.1"));
+    assert!(span.attribute("network.peer.port").is_some(), "{span:?}");
     assert_eq!(collector.requests().1, 0, "every export was valid OTLP");
 }
 

@@ -38,12 +38,14 @@ use std::time::Duration;
 
 #[cfg(any(feature = "server", feature = "client", feature = "jsonrpc"))]
 mod scope;
+#[cfg(any(feature = "server", feature = "http"))]
+pub(crate) use scope::with_peer;
 #[cfg(any(feature = "server", feature = "client", feature = "jsonrpc"))]
 #[cfg_attr(
     docsrs,
     doc(cfg(any(feature = "server", feature = "client", feature = "jsonrpc")))
 )]
-pub use scope::{AnswerMetadata, CallOptions, Context, PROPAGATION_MARGIN};
+pub use scope::{peer_addr, AnswerMetadata, CallOptions, Context, PROPAGATION_MARGIN};
 
 /// The extension's first two bytes.
 pub const MAGIC: [u8; 2] = *b"ZC";

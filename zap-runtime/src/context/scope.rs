@@ -73,6 +73,24 @@ impl AnswerMetadata {
 tokio::task_local! {
     static CURRENT: Context;
     static OUTGOING: CallOptions;
+    static PEER: std::net::SocketAddr;
+}
+
+/// The network address of the peer whose call (or stream) is being handled: the
+/// client's address on ZAP/TCP, QUIC, JSON-RPC over HTTP and WebSocket, and zaphttp;
+/// `None` on unix sockets, in-process ([`Local`](crate::Local)), and in a task the
+/// handler spawned. Set once per connection; reading it copies the address.
+pub fn peer_addr() -> Option<std::net::SocketAddr> {
+    PEER.try_with(|peer| *peer).ok()
+}
+
+/// Run `f` (a connection, or a task of one) with `peer` as its [`peer_addr`].
+#[cfg(any(feature = "server", feature = "http"))]
+pub(crate) async fn with_peer<F: Future>(peer: Option<std::net::SocketAddr>, f: F) -> F::Output {
+    match peer {
+        Some(peer) => PEER.scope(peer, f).await,
+        None => f.await,
+    }
 }
 
 /// How much of its own remaining budget a call passes on to the calls its handler

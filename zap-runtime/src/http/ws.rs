@@ -255,8 +255,10 @@ impl<S: Service> Subscriptions for Live<S> {
         let id = self.next_id;
         let (tx, rx) = queue(1);
         let io = StreamIo::new(id, rx, Arc::clone(&self.outbox));
-        let run =
-            crate::call::run_stream(Arc::clone(&self.service), method.ordinal, open, io, None);
+        let run = crate::context::with_peer(
+            crate::context::peer_addr(),
+            crate::call::run_stream(Arc::clone(&self.service), method.ordinal, open, io, None),
+        );
         let name = method.name;
         let task = self.tasks.spawn(async move {
             if let Err(e) = run.await {

@@ -254,13 +254,9 @@ async fn serve<S: Service>(
         };
         let (service, config, pool) =
             (Arc::clone(&service), Arc::clone(&config), Arc::clone(&pool));
-        streams.spawn(serve_stream(
-            service,
-            send,
-            recv,
-            config,
-            pool,
-            shutdown.clone(),
+        streams.spawn(crate::context::with_peer(
+            Some(connection.remote_address()),
+            serve_stream(service, send, recv, config, pool, shutdown.clone()),
         ));
         while streams.try_join_next().is_some() {}
     }

@@ -158,9 +158,9 @@ impl Streams {
         let readiness = config.readiness.clone();
         let service = Arc::clone(service);
         let ordinal = req.method;
-        let handler = async move {
+        let handler = crate::context::with_peer(crate::context::peer_addr(), async move {
             crate::builtin::serve::stream(service, ordinal, open, io, context, &readiness).await
-        };
+        });
         let cancel = self.cancel.clone();
         let idle = config.stream_idle_timeout;
         let name = method.name;

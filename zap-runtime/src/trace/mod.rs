@@ -11,8 +11,8 @@
 //! and [`Layered`](crate::layer::Layered) do, and opens a span per call (and per stream)
 //! named `Service/method`, target `zap_runtime::trace`, level INFO, with the attributes
 //! of OpenTelemetry's RPC conventions: `otel.kind = "server"`, `rpc.system`
-//! (`zap` or `jsonrpc`), `rpc.service`, `rpc.method`, `network.transport`,
-//! `zap.transport`, the answer's `rpc.zap.status_code`, and `otel.status_code = "ERROR"`
+//! (`zap` or `jsonrpc`), `rpc.service`, `rpc.method`, `network.transport`, the caller's
+//! `network.peer.address` and `network.peer.port`, `zap.transport`, the answer's `rpc.zap.status_code`, and `otel.status_code = "ERROR"`
 //! for a server-side failure (status 500 and up). With the `otel` feature the span's
 //! parent is the caller's span (the remote context); without it the span records
 //! `trace_id` and `parent_id` as fields, so a log line still names its trace. A

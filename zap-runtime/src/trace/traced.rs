@@ -120,6 +120,8 @@ impl<S: Service> Traced<S> {
             rpc.service = S::NAME,
             rpc.method = name,
             network.transport = self.network,
+            network.peer.address = Empty,
+            network.peer.port = Empty,
             zap.transport = self.transport,
             zap.stream = Empty,
             rpc.zap.status_code = Empty,
@@ -131,6 +133,10 @@ impl<S: Service> Traced<S> {
         }
         if stream {
             span.record("zap.stream", true);
+        }
+        if let Some(peer) = crate::context::peer_addr() {
+            span.record("network.peer.address", tracing::field::display(peer.ip()));
+            span.record("network.peer.port", u64::from(peer.port()));
         }
         Context::with_current(|context| {
             let parent = context
