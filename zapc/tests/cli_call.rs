@@ -133,7 +133,11 @@ impl Service for Notes {
                 answer(out, n.u64(0), n.text(8))
             }
             2 => Err(AppError::new(AppCode::new(42), format!("no note {}", note()?.u64(0))).into()),
-            3 => answer(out, 3, "three notes"),
+            // The trace the call came in, when it names one (`--traceparent`).
+            3 => match zap_runtime::trace::TraceParent::current() {
+                Some(parent) => answer(out, 3, &format!("trace {}", parent.trace_id_hex())),
+                None => answer(out, 3, "three notes"),
+            },
             n => Err(CallError::unknown_method(Self::NAME, n)),
         }
     }
@@ -209,6 +213,24 @@ async fn calls_a_real_server_with_json_in_and_out() {
         (0, "{\"id\":3,\"text\":\"three notes\"}\n"),
         "{err}"
     );
+    // A W3C trace context, sent as the call's `traceparent` metadata.
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    let (status, out, err) = run(args(&["--traceparent", traceparent, "Notes.count"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, out.as_str()),
+        (
+            0,
+            "{\"id\":3,\"text\":\"trace 0af7651916cd43dd8448eb211c80319c\"}\n"
+        ),
+        "{err}"
+    );
+    let (status, _, err) = run(args(&["--traceparent", "00-abc-01", "Notes.count"]))
+        .await
+        .unwrap();
+    assert_eq!(status, 2);
+    assert!(err.contains("is not a W3C traceparent"), "{err}");
     // An application error: exit 1, the code and message on stderr.
     let (status, out, err) = run(args(&["Notes.missing", r#"{"id":9}"#])).await.unwrap();
     assert_eq!((status, out.as_str()), (1, ""));
