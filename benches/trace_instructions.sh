@@ -18,7 +18,8 @@
 #
 #   bash benches/trace_instructions.sh [ROUNDS=3] [SMALL=10000] [LARGE=60000]
 #
-# Writes benches/results/raw/trace-instructions.txt. Needs: cargo, valgrind
+# Writes benches/results/raw/trace-instructions.txt, and where the span's instructions go
+# (by function, from the last round) in raw/trace-instructions-profile.txt. Needs: cargo, valgrind
 # (callgrind_control), python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +37,7 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
-for tool in valgrind callgrind_control python3; do
+for tool in valgrind callgrind_control callgrind_annotate python3; do
     command -v "$tool" >/dev/null 2>&1 || {
         echo "trace_instructions.sh: needs $tool" >&2
         exit 1
@@ -90,7 +91,11 @@ measure() {
             total=$(grep -E '^(totals|summary):' "$dump" | head -n 1 | awk '{print $2}')
             checked=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checked"])' "$WORK/run.json")
             echo "$side $round $depth $checked $total" >>"$WORK/runs.txt"
-            rm -f "$dump"
+            if [ "$round" = "$ROUNDS" ] && [ "$side" != plain ]; then
+                mv "$dump" "$WORK/$side-d$depth-$calls.out"
+            else
+                rm -f "$dump"
+            fi
         done
     done
     if [ "$side" = exported ]; then
@@ -146,4 +151,46 @@ lines += ["# spans the exporting server counted (before its flush at shutdown)"]
 lines += [l.rstrip() for l in open(spans)]
 open(out, "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
+PY
+
+# Where the span's instructions go, from the last round: each function's self cost per
+# call, exported minus carried (what the span adds), LARGE minus SMALL over the calls
+# between, the 40 largest, after the export thread's inclusive cost (what the span costs
+# off the calls' threads).
+for depth in 1 16; do
+    for side in carried exported; do
+        for calls in $SMALL $LARGE; do
+            callgrind_annotate --threshold=100 "$WORK/$side-d$depth-$calls.out" \
+                >"$WORK/$side-d$depth-$calls.annotate" 2>/dev/null
+        done
+    done
+done
+python3 - "$WORK" "$RAW" "$SMALL" "$LARGE" "$COMMIT" <<'PY'
+import re, sys
+work, raw, small, large, commit = sys.argv[1:6]
+def costs(side, depth, calls):
+    text = open(f"{work}/{side}-d{depth}-{calls}.annotate").read()
+    table = text.split("file:function", 1)[1].split("\n-----", 2)[1]
+    out = {}
+    for line in table.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(.*?)(?:\s+\[[^\]]*\])?$", line)
+        if m and "PROGRAM TOTALS" not in line:
+            where = re.sub(r"\S*/registry/src/[^/]+/", "", m.group(2))
+            where = re.sub(r"/rustc/[0-9a-f]+/", "", where)
+            out[where] = out.get(where, 0) + int(m.group(1).replace(",", ""))
+    return out
+lines = [f"# trace_instructions.sh: what a span per call adds (exported - carried), instructions per call, made at {commit}", ""]
+for depth in (1, 16):
+    per = {}
+    for side in ("carried", "exported"):
+        a, b = costs(side, depth, small), costs(side, depth, large)
+        per[side] = {f: (b.get(f, 0) - a.get(f, 0)) / (int(large) - int(small)) for f in b}
+    diff = sorted(((per["exported"][f] - per["carried"].get(f, 0), f) for f in per["exported"]),
+                  reverse=True)
+    export = next((v for f, v in per["exported"].items() if "trace/otel.rs" in f and "__rust_begin_short_backtrace" in f), 0)
+    lines.append(f"## depth {depth}: the export thread (inclusive): {export:.0f} per call")
+    THREAD = re.compile(r"(lang_start|__rust_begin_short_backtrace|::block_on$|libc_start|below main|::main$|thread_start|start_thread|clone\.S|FnOnce::call_once\{\{vtable|task::raw::poll|Inner::run)")
+    rows = [(d, f) for d, f in diff if not THREAD.search(f)][:40]
+    lines += [f"{d:8.1f}  {f[:180]}" for d, f in rows] + [""]
+open(f"{raw}/trace-instructions-profile.txt", "w").write("\n".join(lines) + "\n")
 PY
