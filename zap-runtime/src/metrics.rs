@@ -480,6 +480,10 @@ pub struct Metered<S> {
     /// One entry per `S::METHODS` entry, in the same order.
     methods: Box<[Entry]>,
     unknown: Entry,
+    /// The call spans to open ([`Metered::traced`]), if any.
+    spans: Option<crate::trace::Spans>,
+    /// The transport's label.
+    transport: &'static str,
 }
 
 /// A method's labels and counters.
@@ -527,7 +531,17 @@ impl<S: Service> Metered<S> {
                 })
                 .collect(),
             unknown: method("unknown"),
+            spans: None,
+            transport,
         }
+    }
+
+    /// Also open a `tracing` span around every call and stream, as
+    /// [`Traced`](crate::trace::Traced) does (child of the caller's W3C trace context),
+    /// when `on`; without it, or with `on` false, the calls run as they would without.
+    pub fn traced(mut self, on: bool) -> Self {
+        self.spans = on.then(|| crate::trace::Spans::new::<S>(self.transport));
+        self
     }
 
     /// Time one call in `n` (rounded up to a power of two; 1 times every call) of each
@@ -634,10 +648,18 @@ impl<S: Service> Service for Metered<S> {
         stats.streams_opened.fetch_add(1, Ordering::Relaxed);
         io.count_with(Arc::clone(&stats.messages));
         let ended = StreamEnded(stats);
+        // Made inside the stream's task, where its context is current.
+        let span = self
+            .spans
+            .as_ref()
+            .map(|spans| spans.span::<S>(ordinal, true));
         let stream = Arc::clone(&self.service).stream(ordinal, open, io);
         async move {
             let _ended = ended;
-            stream.await
+            match span {
+                Some(span) => crate::trace::traced_stream(stream, span).await,
+                None => stream.await,
+            }
         }
     }
 
@@ -682,6 +704,17 @@ impl<S: Service> Metered<S> {
         F: Future<Output = Result<Reply, CallError>> + Send + 'a,
     {
         let entry = self.method(ordinal);
+        if let Some(spans) = &self.spans {
+            // A traced call is boxed: its span costs far more than the box.
+            let span = spans.span::<S>(ordinal, false);
+            if !span.is_disabled() {
+                let traced: Boxed<'a> = Box::pin(Counted {
+                    call: crate::trace::InSpan::new(call, span),
+                    finish: Finish::new(entry, &self.recorder),
+                });
+                return Either::Right(traced);
+            }
+        }
         // Unless a subscriber logs calls (DEBUG for this module), the call runs without
         // a span, in a future as small as it can be (it is moved, whole, at least once);
         // the first check is one load of tracing's global level. A logged call is
@@ -696,7 +729,8 @@ impl<S: Service> Metered<S> {
                 duration_us = tracing::field::Empty,
             );
             if !span.is_disabled() {
-                return Either::Right(Box::pin(self.logged(span, entry, call)));
+                let logged: Boxed<'a> = Box::pin(self.logged(span, entry, call));
+                return Either::Right(logged);
             }
         }
         Either::Left(Counted {
@@ -740,6 +774,9 @@ impl<S: Service> Metered<S> {
         .await
     }
 }
+
+/// A call that runs in a span of its own, boxed.
+type Boxed<'a> = std::pin::Pin<Box<dyn Future<Output = Result<Reply, CallError>> + Send + 'a>>;
 
 /// Count an error answer of the method `labels` under its status.
 fn count_error(errors: &Family<ErrorLabels, Counter>, labels: &CallLabels, e: &CallError) {

@@ -118,6 +118,28 @@ pub trait Transport: Send + Sync {
         self.call_bytes(ordinal, payload)
     }
 
+    /// As [`Transport::call_idempotent`], for a method the schema marks
+    /// `no_side_effects` (a read): besides being retried, it may be hedged (the balanced
+    /// client sends a second copy elsewhere when the first is slow, and cancels the
+    /// loser). The default is [`Transport::call_idempotent`].
+    fn call_no_side_effects(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Vec<u8>, ClientError>> + Send {
+        self.call_idempotent(ordinal, payload)
+    }
+
+    /// As [`Transport::call_bytes_idempotent`], for a `no_side_effects` method; the
+    /// default is [`Transport::call_bytes_idempotent`].
+    fn call_bytes_no_side_effects(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> impl Future<Output = Result<Bytes, ClientError>> + Send {
+        self.call_bytes_idempotent(ordinal, payload)
+    }
+
     /// Open a stream of method `ordinal` with the opening message `open`: its two
     /// directions, raw (generated stubs wrap them in typed halves). The default
     /// carries no streams.

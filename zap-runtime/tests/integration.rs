@@ -35,6 +35,7 @@ mod cap_interop_python;
 mod cap_refusals;
 mod cap_server;
 mod client_errors;
+mod hedging;
 mod hostile;
 mod http_jsonrpc;
 mod http_ops;

@@ -12,7 +12,6 @@ use zap_runtime::http::{HttpConfig, HttpRoutes, HttpServer, IpcServer, Routes};
 use zap_runtime::metrics::{Metered, Metrics};
 use zap_runtime::quic::{QuicConfig, QuicServer};
 use zap_runtime::server::{Server, ServerConfig, ServerStats, UnixServer};
-use zap_runtime::trace::Traced;
 use zap_runtime::zaphttp;
 
 use crate::eth::EthService;
@@ -52,7 +51,7 @@ pub struct Config {
     pub zaphttp_unix: Option<UnixSocket>,
     /// Limits of the zaphttp servers (frame bound, timeouts, connections).
     pub zaphttp: zaphttp::ServerConfig,
-    /// Open a `tracing` span per call on every port (`zap_runtime::trace::Traced`),
+    /// Open a `tracing` span per call on every port (`Metered::traced`),
     /// child of the caller's W3C trace context (default `false`: no spans).
     pub trace: bool,
 }
@@ -112,9 +111,9 @@ pub struct Servers {
     config_addrs: (SocketAddr, SocketAddr),
 }
 
-/// The service as every port serves it: counted, then traced (spans opened only when
-/// `Config::trace` says so).
-type Served = Metered<Traced<EthService<LedgerEth>>>;
+/// The service as every port serves it: counted, and traced by the same wrapper when
+/// `Config::trace` says so.
+type Served = Metered<EthService<LedgerEth>>;
 
 /// The HTTP routes, as served over zaphttp.
 type Routes_ = HttpRoutes<Served>;
@@ -163,10 +162,8 @@ impl Servers {
             None => None,
         };
         let trace = config.trace;
-        let metered = |transport| {
-            let traced = Traced::new(service.clone(), transport).enabled(trace);
-            Arc::new(Metered::new(Arc::new(traced), &metrics, transport))
-        };
+        let metered =
+            |transport| Arc::new(Metered::new(service.clone(), &metrics, transport).traced(trace));
         let quic = match config.quic {
             Some(quic) => {
                 let settings = QuicConfig {

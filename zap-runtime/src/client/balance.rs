@@ -33,7 +33,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -87,6 +87,9 @@ impl Default for BalanceConfig {
 struct Call {
     ordinal: u32,
     payload: Arc<[u8]>,
+    /// What the caller's task would send with it (deadline, metadata, trace context),
+    /// captured there: the endpoint's call runs on another task.
+    options: Option<crate::context::CallOptions>,
 }
 
 type CallFuture = Pin<Box<dyn Future<Output = Result<Vec<u8>, ClientError>> + Send>>;
@@ -208,7 +211,11 @@ impl Service<Call> for Endpoint {
     fn call(&mut self, call: Call) -> CallFuture {
         let health = self.0.clone();
         Box::pin(async move {
-            let result = health.conn.call_once(call.ordinal, &call.payload).await;
+            let once = health.conn.call_once(call.ordinal, &call.payload);
+            let result = match call.options {
+                Some(options) => options.scope(once).await,
+                None => once.await,
+            };
             health.record(&result);
             result
         })
@@ -229,6 +236,8 @@ pub struct Balanced {
     call_timeout: Duration,
     /// Where the next stream's search for a healthy endpoint starts (round robin).
     next_stream: Arc<AtomicUsize>,
+    /// Hedges sent ([`Retry::hedge`]).
+    hedges: Arc<AtomicU64>,
 }
 
 impl Balanced {
@@ -268,6 +277,7 @@ impl Balanced {
             deadline: config.endpoint.client.deadline,
             call_timeout: config.endpoint.client.call_timeout,
             next_stream: Arc::new(AtomicUsize::new(0)),
+            hedges: Arc::new(AtomicU64::new(0)),
         }
     }
 
@@ -310,6 +320,7 @@ impl Balanced {
         let call = Call {
             ordinal,
             payload: payload.clone(),
+            options: crate::context::CallOptions::capture(self.deadline),
         };
         tokio::time::timeout(self.call_timeout, self.dispatch(call))
             .await
@@ -346,7 +357,15 @@ async fn run_balancer(mut balancer: Balancer, mut jobs: mpsc::Receiver<Job>) {
         }
         let answer = boxed(balancer.call(call));
         tokio::spawn(async move {
-            let _ = reply.send(answer.await);
+            let mut reply = reply;
+            // A caller that stops waiting (a hedge's loser, a dropped call) drops the
+            // endpoint's call, which cancels it at its server.
+            tokio::select! {
+                answer = answer => {
+                    let _ = reply.send(answer);
+                }
+                () = reply.closed() => {}
+            }
         });
     }
 }
@@ -428,9 +447,49 @@ impl Balanced {
         }
     }
 
-    /// Retries made by this client (all its clones) so far.
+    /// Retries made by this client (all its clones) so far, hedges included.
     pub fn retries(&self) -> u64 {
         self.budget.retries()
+    }
+
+    /// Hedges sent by this client (all its clones) so far ([`Retry::hedge`]).
+    pub fn hedges(&self) -> u64 {
+        self.hedges.load(Ordering::Relaxed)
+    }
+
+    /// A `no_side_effects` call: retried as any idempotent one, and hedged when
+    /// [`Retry::hedge`] is set and there is another endpoint to send it to.
+    async fn call_hedged(&self, ordinal: u32, payload: &[u8]) -> Result<Vec<u8>, ClientError> {
+        let Some(delay) = self.retry.hedge.filter(|_| self.endpoints.len() > 1) else {
+            return self.call_retrying(ordinal, payload, true).await;
+        };
+        let first = self.call_retrying(ordinal, payload, true);
+        tokio::pin!(first);
+        tokio::select! {
+            biased;
+            answer = &mut first => return answer,
+            () = tokio::time::sleep(delay) => {}
+        }
+        // No hedge past the call's deadline, nor beyond the retry budget.
+        let left = crate::context::CallOptions::with_outgoing(self.deadline, |budget, _, _| budget);
+        if left.is_some_and(|left| left.is_zero()) || !self.budget.withdraw() {
+            return first.await;
+        }
+        self.hedges.fetch_add(1, Ordering::Relaxed);
+        tracing::debug!(ordinal, "no answer after {delay:?}: hedging");
+        let second = self.call_retrying(ordinal, payload, true);
+        tokio::pin!(second);
+        // The first good answer wins; dropping the other call cancels it.
+        tokio::select! {
+            answer = &mut first => match answer {
+                Ok(answer) => Ok(answer),
+                Err(_) => second.await,
+            },
+            answer = &mut second => match answer {
+                Ok(answer) => Ok(answer),
+                Err(_) => first.await,
+            },
+        }
     }
 }
 
@@ -456,6 +515,26 @@ impl Transport for Balanced {
         payload: &[u8],
     ) -> Result<bytes::Bytes, ClientError> {
         self.call_retrying(ordinal, payload, true)
+            .await
+            .map(bytes::Bytes::from)
+    }
+
+    /// As [`Transport::call_idempotent`], for a `no_side_effects` method: also hedged
+    /// as [`Retry::hedge`] says.
+    async fn call_no_side_effects(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> Result<Vec<u8>, ClientError> {
+        self.call_hedged(ordinal, payload).await
+    }
+
+    async fn call_bytes_no_side_effects(
+        &self,
+        ordinal: u32,
+        payload: &[u8],
+    ) -> Result<bytes::Bytes, ClientError> {
+        self.call_hedged(ordinal, payload)
             .await
             .map(bytes::Bytes::from)
     }

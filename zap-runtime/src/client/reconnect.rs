@@ -46,6 +46,13 @@ pub struct Retry {
     pub budget_ratio: f64,
     /// Retries always allowed per second, however few the calls (default 10).
     pub min_per_second: u32,
+    /// Hedging (balanced client only; default `None`: none): a call of a method the
+    /// schema marks `no_side_effects` that has no answer after this long is sent a
+    /// second time, through the balancer (so to another endpoint); the first good
+    /// answer wins and the other call is cancelled (a cancel frame stops its handler).
+    /// A hedge takes a retry from the budget and is not sent past the call's deadline.
+    /// Only reads are hedged: an `idempotent` write never runs twice at once.
+    pub hedge: Option<Duration>,
 }
 
 impl Default for Retry {
@@ -57,6 +64,7 @@ impl Default for Retry {
             backoff_max: Duration::from_millis(200),
             budget_ratio: 0.1,
             min_per_second: 10,
+            hedge: None,
         }
     }
 }
@@ -120,7 +128,8 @@ impl RetryBudget {
         state.0 = (state.0 + self.ratio).min(self.cap);
     }
 
-    fn withdraw(&self) -> bool {
+    /// Take one retry (or hedge) from the budget, if there is one.
+    pub(crate) fn withdraw(&self) -> bool {
         let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let now = std::time::Instant::now();
         let refill = now.duration_since(state.1).as_secs_f64() * self.per_second;

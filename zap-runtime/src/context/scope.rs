@@ -352,6 +352,25 @@ impl CallOptions {
         }
     }
 
+    /// What a call sent now from this task carries (its budget, metadata with the
+    /// trace context, and where answer metadata goes), as options to send it with from
+    /// another task; `None` when it carries nothing. The budget is counted again from
+    /// when the other task sends it.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    pub(crate) fn capture(default: Option<Duration>) -> Option<CallOptions> {
+        let answer = OUTGOING.try_with(|o| o.answer.clone()).ok().flatten();
+        let (budget, metadata) =
+            CallOptions::with_outgoing(default, |budget, metadata, _| (budget, metadata.clone()));
+        if budget.is_none() && metadata.is_empty() && answer.is_none() {
+            return None;
+        }
+        Some(CallOptions {
+            budget,
+            metadata,
+            answer,
+        })
+    }
+
     /// Hand an answer's metadata to the scope that asked for it, if any.
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     pub(crate) fn deliver_answer(metadata: Metadata) {

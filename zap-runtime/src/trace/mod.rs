@@ -8,7 +8,8 @@
 //! A handler reads it with [`TraceParent::current`].
 //!
 //! **The server's span.** [`Traced`] wraps a service, as [`Metered`](crate::metrics::Metered)
-//! and [`Layered`](crate::layer::Layered) do, and opens a span per call (and per stream)
+//! and [`Layered`](crate::layer::Layered) do (or `Metered::traced` does it in the same
+//! wrapper as the metrics), and opens a span per call (and per stream)
 //! named `Service/method`, target `zap_runtime::trace`, level INFO, with the attributes
 //! of OpenTelemetry's RPC conventions: `otel.kind = "server"`, `rpc.system`
 //! (`zap` or `jsonrpc`), `rpc.service`, `rpc.method`, `network.transport`, the caller's
@@ -25,12 +26,16 @@
 //! unchanged. A `traceparent` set by hand in [`CallOptions`](crate::context::CallOptions)
 //! wins.
 //!
-//! A service that is not wrapped in [`Traced`] opens no span and pays nothing.
+//! A service that is neither wrapped in [`Traced`] nor counted by a traced `Metered`
+//! opens no span and pays nothing.
 
 #[cfg(any(feature = "server", feature = "jsonrpc"))]
 mod traced;
 #[cfg(any(feature = "server", feature = "jsonrpc"))]
 pub use traced::Traced;
+// What `metrics::Metered` opens its spans with.
+#[cfg(any(feature = "server", feature = "http"))]
+pub(crate) use traced::{traced_stream, InSpan, Spans};
 
 #[cfg(feature = "otel")]
 #[cfg_attr(docsrs, doc(cfg(feature = "otel")))]

@@ -15,7 +15,9 @@ use crate::service::{CallError, MethodInfo, Reply, Service};
 use crate::stream::StreamIo;
 
 /// A service with a span around every call and stream (see [the module](super)):
-/// serve it as the service itself.
+/// serve it as the service itself. A service that is counted too can be traced by
+/// its [`Metered`](crate::metrics::Metered) wrapper instead
+/// (`Metered::traced`), which costs one wrapper less.
 ///
 /// ```
 /// # use std::sync::Arc;
@@ -28,12 +30,7 @@ use crate::stream::StreamIo;
 /// ```
 pub struct Traced<S> {
     service: Arc<S>,
-    transport: &'static str,
-    system: &'static str,
-    network: &'static str,
-    on: bool,
-    /// `Service/method` of each method, by position in `S::METHODS`, made once.
-    names: Box<[String]>,
+    spans: Spans,
 }
 
 impl<S: Service> Traced<S> {
@@ -41,6 +38,40 @@ impl<S: Service> Traced<S> {
     /// (ZAP/TCP), `quic`, `unix`, `http`, `ws` or `ipc` (JSON-RPC ones say
     /// `rpc.system = "jsonrpc"`), or a name of one's own.
     pub fn new(service: Arc<S>, transport: &'static str) -> Self {
+        Traced {
+            service,
+            spans: Spans::new::<S>(transport),
+        }
+    }
+}
+
+impl<S> Traced<S> {
+    /// The service inside.
+    pub fn service(&self) -> &Arc<S> {
+        &self.service
+    }
+}
+
+impl<S> std::fmt::Debug for Traced<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Traced")
+            .field("transport", &self.spans.transport)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the spans of one service on one transport say, made once.
+#[derive(Debug)]
+pub(crate) struct Spans {
+    transport: &'static str,
+    system: &'static str,
+    network: &'static str,
+    /// `Service/method` of each method, by position in `S::METHODS`.
+    names: Box<[String]>,
+}
+
+impl Spans {
+    pub(crate) fn new<S: Service>(transport: &'static str) -> Spans {
         let (system, network) = match transport {
             "http" | "ws" => ("jsonrpc", "tcp"),
             "ipc" => ("jsonrpc", "unix"),
@@ -59,43 +90,17 @@ impl<S: Service> Traced<S> {
                 format!("{}/{name}", S::NAME)
             })
             .collect();
-        Traced {
-            service,
+        Spans {
             transport,
             system,
             network,
-            on: true,
             names,
         }
     }
-}
 
-impl<S> Traced<S> {
-    /// Open spans only when `on` (a server that traces when told to keeps one type).
-    pub fn enabled(mut self, on: bool) -> Self {
-        self.on = on;
-        self
-    }
-
-    /// The service inside.
-    pub fn service(&self) -> &Arc<S> {
-        &self.service
-    }
-}
-
-impl<S> std::fmt::Debug for Traced<S> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Traced")
-            .field("transport", &self.transport)
-            .field("on", &self.on)
-            .finish_non_exhaustive()
-    }
-}
-
-impl<S: Service> Traced<S> {
-    /// The server span of a call (or stream) of method `ordinal`, its parent the
-    /// caller's span when the call names one.
-    fn span(&self, ordinal: u32, stream: bool) -> tracing::Span {
+    /// The server span of a call (or stream) of method `ordinal` of `S`, its parent
+    /// the caller's span when the call names one.
+    pub(crate) fn span<S: Service>(&self, ordinal: u32, stream: bool) -> tracing::Span {
         let position = S::METHODS.iter().position(|m| m.ordinal == ordinal);
         let (name, full) = match position {
             Some(i) => {
@@ -158,29 +163,52 @@ impl<S: Service> Traced<S> {
         });
         span
     }
+}
 
-    fn traced<'a, F>(&'a self, ordinal: u32, call: F) -> impl Future<Output = F::Output> + Send + 'a
-    where
-        F: Future<Output = Result<Reply, CallError>> + Send + 'a,
-    {
-        let span = if self.on {
-            self.span(ordinal, false)
-        } else {
-            tracing::Span::none()
-        };
-        async move {
-            if span.is_disabled() {
-                return call.await;
-            }
-            let answer = call.instrument(span.clone()).await;
-            let status = match &answer {
-                Ok(_) => Status::OK,
-                Err(e) => e.status,
-            };
-            record_status(&span, status, answer.as_ref().err());
-            answer
-        }
+pin_project_lite::pin_project! {
+    /// A call inside its span: the span is entered while the call is polled, and the
+    /// answer's status recorded on it. (A hand-written future: the call is moved into
+    /// it once, where an `async` block would move it twice.)
+    pub(crate) struct InSpan<F> {
+        #[pin]
+        call: F,
+        span: tracing::Span,
     }
+}
+
+impl<F> InSpan<F> {
+    pub(crate) fn new(call: F, span: tracing::Span) -> Self {
+        InSpan { call, span }
+    }
+}
+
+impl<F: Future<Output = Result<Reply, CallError>>> Future for InSpan<F> {
+    type Output = F::Output;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<F::Output> {
+        let this = self.project();
+        let answer = {
+            let _entered = this.span.enter();
+            std::task::ready!(this.call.poll(cx))
+        };
+        let status = answer.as_ref().err().map_or(Status::OK, |e| e.status);
+        record_status(this.span, status, answer.as_ref().err());
+        std::task::Poll::Ready(answer)
+    }
+}
+
+/// A stream's run inside its span, its end's status recorded.
+pub(crate) async fn traced_stream<F>(stream: F, span: tracing::Span) -> Result<(), CallError>
+where
+    F: Future<Output = Result<(), CallError>>,
+{
+    let ended = stream.instrument(span.clone()).await;
+    let status = ended.as_ref().err().map_or(Status::OK, |e| e.status);
+    record_status(&span, status, ended.as_ref().err());
+    ended
 }
 
 /// The answer's status on the span; a server-side failure (500 and up) marks it failed.
@@ -207,7 +235,10 @@ impl<S: Service> Service for Traced<S> {
         payload: &'a [u8],
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
-        self.traced(ordinal, self.service.call(ordinal, payload, out))
+        InSpan::new(
+            self.service.call(ordinal, payload, out),
+            self.spans.span::<S>(ordinal, false),
+        )
     }
 
     fn call_owned<'a>(
@@ -216,7 +247,10 @@ impl<S: Service> Service for Traced<S> {
         payload: Bytes,
         out: &'a mut Builder,
     ) -> impl Future<Output = Result<Reply, CallError>> + Send + 'a {
-        self.traced(ordinal, self.service.call_owned(ordinal, payload, out))
+        InSpan::new(
+            self.service.call_owned(ordinal, payload, out),
+            self.spans.span::<S>(ordinal, false),
+        )
     }
 
     /// A span for the stream's whole life, from the open to its end.
@@ -226,18 +260,9 @@ impl<S: Service> Service for Traced<S> {
         open: Bytes,
         io: StreamIo,
     ) -> Result<(), CallError> {
-        if !self.on {
-            return Arc::clone(&self.service).stream(ordinal, open, io).await;
-        }
         // Made inside the stream's task, where its context is current.
-        let span = self.span(ordinal, true);
-        let ended = Arc::clone(&self.service)
-            .stream(ordinal, open, io)
-            .instrument(span.clone())
-            .await;
-        let status = ended.as_ref().err().map_or(Status::OK, |e| e.status);
-        record_status(&span, status, ended.as_ref().err());
-        ended
+        let span = self.spans.span::<S>(ordinal, true);
+        traced_stream(Arc::clone(&self.service).stream(ordinal, open, io), span).await
     }
 
     fn runtime_answered(&self, ordinal: u32, status: Status) {

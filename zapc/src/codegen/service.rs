@@ -527,9 +527,14 @@ fn client_method(
     // The names a client span carries (`otel` feature).
     let (service, method_name) = (iface.name.as_str(), m.name.as_str());
     // A call the schema marks safe to repeat goes through the transport's retrying path.
+    // A read (`no_side_effects`) may also be hedged.
     let (call, call_bytes) = match m.idempotency {
         ir::Idempotency::Unknown => (quote!(call), quote!(call_bytes)),
-        _ => (quote!(call_idempotent), quote!(call_bytes_idempotent)),
+        ir::Idempotency::Idempotent => (quote!(call_idempotent), quote!(call_bytes_idempotent)),
+        ir::Idempotency::NoSideEffects => (
+            quote!(call_no_side_effects),
+            quote!(call_bytes_no_side_effects),
+        ),
     };
     let owned = m.result.as_ref().map(|_| {
         let owned_name = owned_ident(m);
