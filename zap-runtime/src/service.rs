@@ -160,6 +160,39 @@ pub struct MethodInfo {
     pub subscription: Option<&'static str>,
 }
 
+impl MethodInfo {
+    /// A method of a service written by hand: `ordinal`, named `name` in ZAP and in
+    /// JSON-RPC, with no permissions and no request or response schema: over JSON-RPC
+    /// it takes no params (absent, `null`, `[]` or `{}`) and answers `null`.
+    ///
+    /// ```
+    /// use zap_runtime::stream::Streaming;
+    /// use zap_runtime::MethodInfo;
+    ///
+    /// const METHODS: &[MethodInfo] = &[
+    ///     MethodInfo::new(1, "get", Streaming::Unary),
+    ///     MethodInfo::new(2, "watch", Streaming::Server),
+    /// ];
+    /// # let _ = METHODS;
+    /// ```
+    pub const fn new(ordinal: u32, name: &'static str, streaming: Streaming) -> MethodInfo {
+        MethodInfo {
+            ordinal,
+            permissions: 0,
+            name,
+            streaming,
+            json_name: name,
+            request: None,
+            response: None,
+            positional: &[],
+            result_field: None,
+            params_to_wire: crate::json::no_params,
+            result_to_json: crate::json::no_result,
+            subscription: None,
+        }
+    }
+}
+
 /// [`MethodInfo::params_to_wire`]: raw params, the positional keys, the builder to
 /// write the request message into.
 pub type ParamsToWire = fn(

@@ -36,20 +36,7 @@ impl Drop for Dropped<'_> {
 
 impl Service for Read {
     const NAME: &'static str = "Read";
-    const METHODS: &'static [MethodInfo] = &[MethodInfo {
-        ordinal: 1,
-        permissions: 0,
-        name: "read",
-        streaming: Streaming::Unary,
-        json_name: "read",
-        request: None,
-        response: None,
-        positional: &[],
-        result_field: None,
-        params_to_wire: zap_runtime::json::no_params,
-        result_to_json: zap_runtime::json::no_result,
-        subscription: None,
-    }];
+    const METHODS: &'static [MethodInfo] = &[MethodInfo::new(1, "read", Streaming::Unary)];
 
     async fn call(&self, _: u32, _: &[u8], _: &mut Builder) -> Result<Reply, CallError> {
         self.started.fetch_add(1, Ordering::SeqCst);

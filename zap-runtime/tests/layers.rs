@@ -223,20 +223,7 @@ struct Ticks {
 
 impl Service for Ticks {
     const NAME: &'static str = "Ticks";
-    const METHODS: &'static [MethodInfo] = &[MethodInfo {
-        ordinal: 1,
-        permissions: 0,
-        name: "ticks",
-        streaming: Streaming::Server,
-        json_name: "ticks",
-        request: None,
-        response: None,
-        positional: &[],
-        result_field: None,
-        params_to_wire: zap_runtime::json::no_params,
-        result_to_json: zap_runtime::json::no_result,
-        subscription: None,
-    }];
+    const METHODS: &'static [MethodInfo] = &[MethodInfo::new(1, "ticks", Streaming::Server)];
 
     async fn call<'a>(
         &'a self,

@@ -19,24 +19,6 @@ use zap_runtime::{
 /// `Notes` of `tests/call/notes.zap`, written by hand.
 struct Notes;
 
-/// A stream method of `Notes`, for the server's table (JSON-RPC is not involved).
-const fn stream_method(ordinal: u32, name: &'static str, streaming: Streaming) -> MethodInfo {
-    MethodInfo {
-        ordinal,
-        permissions: 0,
-        name,
-        streaming,
-        json_name: name,
-        request: None,
-        response: None,
-        positional: &[],
-        result_field: None,
-        params_to_wire: zap_runtime::json::no_params,
-        result_to_json: zap_runtime::json::no_result,
-        subscription: None,
-    }
-}
-
 fn answer(out: &mut Builder, id: u64, text: &str) -> Result<Reply, CallError> {
     let mut note = out.start_object(16);
     note.set_u64(0, id);
@@ -62,9 +44,9 @@ impl Service for Notes {
     const PACKAGE: &'static str = "notes";
     const SCHEMA: Option<zap_runtime::EmbeddedSchema> = Some(NOTES_SCHEMA);
     const METHODS: &'static [MethodInfo] = &[
-        stream_method(4, "list", Streaming::Server),
-        stream_method(5, "shout", Streaming::Bidi),
-        stream_method(6, "join", Streaming::Client),
+        MethodInfo::new(4, "list", Streaming::Server),
+        MethodInfo::new(5, "shout", Streaming::Bidi),
+        MethodInfo::new(6, "join", Streaming::Client),
     ];
 
     async fn stream(

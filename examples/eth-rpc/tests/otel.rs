@@ -147,20 +147,7 @@ struct Front {
     back: EthClient<Client>,
 }
 
-const RELAY: MethodInfo = MethodInfo {
-    ordinal: 1,
-    permissions: 0,
-    name: "relay",
-    streaming: Streaming::Unary,
-    json_name: "front_relay",
-    request: None,
-    response: None,
-    positional: &[],
-    result_field: None,
-    params_to_wire: zap_runtime::json::no_params,
-    result_to_json: zap_runtime::json::no_result,
-    subscription: None,
-};
+const RELAY: MethodInfo = MethodInfo::new(1, "relay", Streaming::Unary);
 
 impl Service for Front {
     const NAME: &'static str = "Front";
