@@ -349,7 +349,7 @@ impl<S, C> Bound<S, C> {
             }
             tracing::debug!(server = name, %peer, "accepted connection");
             let open = stats.open();
-            let connection = crate::context::with_peer(Some(peer), serve(stream, peer));
+            let connection = serve(stream, peer);
             tasks.spawn(async move {
                 connection.await;
                 drop(open);

@@ -81,6 +81,13 @@ tokio::task_local! {
 /// `None` on unix sockets, in-process ([`Local`](crate::Local)), and in a task the
 /// handler spawned. Set once per connection; reading it copies the address.
 pub fn peer_addr() -> Option<std::net::SocketAddr> {
+    // ZAP/TCP keeps it in its connection's context (one task-local for both); a unix
+    // socket's or an in-memory stream's placeholder there has port 0.
+    #[cfg(feature = "server")]
+    if let Some(connection) = crate::server::CallContext::current() {
+        let addr = connection.peer_addr();
+        return (addr.port() != 0).then_some(addr);
+    }
     PEER.try_with(|peer| *peer).ok()
 }
 

@@ -87,10 +87,12 @@ impl<S: Service> Bound<S, HttpConfig> {
                             return;
                         };
                         let stream = Counted::new(stream, &stats);
-                        return serve_connection(shared, stream, peer, shutdown).await;
+                        let connection = serve_connection(shared, stream, peer, shutdown);
+                        return crate::context::with_peer(Some(peer), connection).await;
                     }
                     let stream = Counted::new(stream, &stats);
-                    serve_connection(shared, stream, peer, shutdown).await
+                    let connection = serve_connection(shared, stream, peer, shutdown);
+                    crate::context::with_peer(Some(peer), connection).await
                 }
             }
         })

@@ -194,7 +194,9 @@ impl<S> Bound<S, ServerConfig> {
                 let (config, shutdown) = (Arc::clone(&config), shutdown.clone());
                 let stream = Counted::new(stream, &stats);
                 async move {
-                    serve_connection(service, stream, Some(peer), &config, &shutdown).await;
+                    let connection =
+                        serve_connection(service, stream, Some(peer), &config, &shutdown);
+                    crate::context::with_peer(Some(peer), connection).await;
                 }
             }
         })
