@@ -23,6 +23,7 @@ use zap_runtime::trace::{TraceParent, Traced};
 use zap_runtime::{Builder, CallError, MethodInfo, Reply, Service, Transport};
 
 const JSON_PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+const UNSAMPLED_PARENT: &str = "00-5bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00";
 const ZAPC_PARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 const SERVER: i32 = 2;
 const CLIENT: i32 = 3;
@@ -86,6 +87,17 @@ async fn json_rpc_and_zapc_calls_are_exported_as_children_of_the_callers_span() 
     )
     .await;
     assert_eq!(status, 200, "{}", String::from_utf8_lossy(&answer));
+    // The same call in a trace its caller does not sample (flags 00): answered, and no
+    // span of it is exported.
+    let (status, _) = crate::support::http_with_headers(
+        server.http,
+        "POST",
+        "/rpc",
+        &[("traceparent", UNSAMPLED_PARENT)],
+        &body,
+    )
+    .await;
+    assert_eq!(status, 200);
 
     // ZAP/TCP, from the real zapc, the trace context as call metadata.
     let out = tokio::process::Command::new(zapc())
@@ -124,6 +136,13 @@ async fn json_rpc_and_zapc_calls_are_exported_as_children_of_the_callers_span() 
     assert_eq!(span.attribute("rpc.zap.status_code"), Some("200"));
     assert_eq!(span.attribute("zap.transport"), Some("http"));
     assert_ne!(span.status, 2, "not failed");
+
+    let unsampled = TraceParent::parse(UNSAMPLED_PARENT.as_bytes()).unwrap();
+    assert_eq!(
+        of_trace(&collector, &unsampled.trace_id_hex()).len(),
+        0,
+        "an unsampled trace is not exported"
+    );
 
     let zap = TraceParent::parse(ZAPC_PARENT.as_bytes()).unwrap();
     let spans = of_trace(&collector, &zap.trace_id_hex());
