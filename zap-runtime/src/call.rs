@@ -261,6 +261,16 @@ async fn serve<S: Service>(
     })
 }
 
+/// `context` with the capability a policy admitted the call with (`cap`: the presented
+/// `Cap` field, `None` when the server has no policy), for layers and handlers to read
+/// ([`Context::capability`]); unchanged for a call that presented none.
+pub(crate) fn with_capability(context: Option<Context>, cap: Option<Bytes>) -> Option<Context> {
+    match cap {
+        Some(cap) if !cap.is_empty() => Some(context.unwrap_or_default().with_capability(cap)),
+        _ => context,
+    }
+}
+
 /// The context a ZAP call carries after its envelope (`frame[envelope]`: the envelope
 /// message, then, if the frame is longer than the message says, a call context
 /// extension; see [`crate::context`]). `None` when there is none, which is the cost of

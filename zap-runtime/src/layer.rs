@@ -7,8 +7,8 @@
 //! over HTTP, WebSocket and IPC, and the in-process [`Local`](crate::Local), alike.
 //! What it reads of a call is its method, the transport it names at construction, the
 //! caller's address, and the call's [`Context`]: its deadline and metadata (ZAP's call
-//! context, JSON-RPC's `Zap-Meta-*` and `Zap-Timeout-Ms` headers), and where answer
-//! metadata goes.
+//! context, JSON-RPC's `Zap-Meta-*` and `Zap-Timeout-Ms` headers), the capability the
+//! server's policy admitted it with, and where answer metadata goes.
 //!
 //! **Order.** The runtime checks capabilities and load shedding before the service is
 //! called, so a layer never sees a caller the capability policy refused, nor a call
@@ -237,8 +237,10 @@ impl<S: Service, L: CallLayer> Service for Layered<S, L> {
 /// Refuses calls past `limit` in each window of `window` per caller, with status 429
 /// (JSON-RPC -32005) and the time to wait. Callers are told apart by a metadata key
 /// ([`RateLimit::per_metadata`]: `api-key`, `tenant`; calls without it share one
-/// count) or by their IP address ([`RateLimit::per_peer`]; calls with no address, over
-/// unix sockets or in-process, share one count).
+/// count), by their IP address ([`RateLimit::per_peer`]; calls with no address, over
+/// unix sockets or in-process, share one count), or by the holder of the capability
+/// the server's policy admitted them with ([`RateLimit::per_capability`]; calls
+/// without one share one count).
 #[derive(Debug)]
 pub struct RateLimit {
     by: Caller,
@@ -252,6 +254,7 @@ pub struct RateLimit {
 enum Caller {
     Metadata(String),
     Peer,
+    Capability,
 }
 
 /// One caller's key in a [`RateLimit`]'s table.
@@ -259,6 +262,8 @@ enum Caller {
 enum CallerKey {
     Metadata(Bytes),
     Ip(Option<std::net::IpAddr>),
+    /// The capability's holder id (feature `cap`), else the token itself.
+    Holder(Option<Bytes>),
 }
 
 impl RateLimit {
@@ -270,6 +275,14 @@ impl RateLimit {
     /// At most `limit` calls per `window` from each IP address.
     pub fn per_peer(limit: u32, window: Duration) -> Self {
         RateLimit::new(Caller::Peer, limit, window)
+    }
+
+    /// At most `limit` calls per `window` for each holder of a capability: the leaf's
+    /// `Holder` id with feature `cap` (all the tokens one holder presents share a
+    /// count), the token itself without it. Only capabilities a policy verified are
+    /// seen ([`Context::capability`]).
+    pub fn per_capability(limit: u32, window: Duration) -> Self {
+        RateLimit::new(Caller::Capability, limit, window)
     }
 
     fn new(by: Caller, limit: u32, window: Duration) -> Self {
@@ -296,6 +309,10 @@ impl CallLayer for RateLimit {
                 key.as_str(),
             ),
             Caller::Peer => (CallerKey::Ip(call.peer.map(|p| p.ip())), "address"),
+            Caller::Capability => (
+                CallerKey::Holder(call.context.capability().map(holder)),
+                "capability holder",
+            ),
         };
         let now = Instant::now();
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
@@ -323,6 +340,22 @@ impl CallLayer for RateLimit {
         *used += 1;
         Ok(())
     }
+}
+
+/// Who holds `capability` (a verified `Cap` field): its leaf's holder id.
+#[cfg(feature = "cap")]
+fn holder(capability: &[u8]) -> Bytes {
+    match crate::cap::Presented::decode(capability) {
+        Ok(presented) => Bytes::copy_from_slice(presented.leaf().holder()),
+        // A policy verified it, so it decodes; were it not, the token stands for itself.
+        Err(_) => Bytes::copy_from_slice(capability),
+    }
+}
+
+/// Who holds `capability`: without the `cap` feature, the token stands for its holder.
+#[cfg(not(feature = "cap"))]
+fn holder(capability: &[u8]) -> Bytes {
+    Bytes::copy_from_slice(capability)
 }
 
 /// Logs a line per call (`tracing`, target `zap_runtime::layer`, level info): the

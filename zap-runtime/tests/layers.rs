@@ -154,6 +154,107 @@ async fn a_rate_limit_per_address_counts_every_connection_from_it() {
     stop.cancel();
 }
 
+/// Capabilities for the per-holder limit: issued by key 7 for target 0x7a, holder
+/// `holder`, method `PING`'s bit.
+mod holders {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    use zap_runtime::cap::{issue, Issuance, Policy, Scheme, SigningKey};
+    use zap_runtime::Authorizer;
+
+    const TARGET: [u8; 32] = [0x7a; 32];
+
+    fn issuer() -> SigningKey {
+        SigningKey::from_secret(Scheme::Ed25519, &[7; 32]).unwrap()
+    }
+
+    pub fn cap(holder: u8) -> Vec<u8> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        issue(
+            &Issuance {
+                kind: 1,
+                target: TARGET,
+                holder: [holder; 32],
+                permissions: 1,
+                issued_at: now - 60,
+                expires_at: now + 3600,
+                ..Default::default()
+            },
+            &issuer(),
+        )
+        .unwrap()
+    }
+
+    pub fn policy() -> Authorizer {
+        Authorizer::new(
+            Policy::builder(TARGET)
+                .trust(issuer().public_key().clone())
+                .method(super::PING, 1)
+                .build(),
+        )
+    }
+}
+
+#[tokio::test]
+async fn a_rate_limit_per_capability_holder_counts_what_the_policy_admitted() {
+    use base64::Engine as _;
+    use zap_runtime::client::ClientConfig;
+    use zap_runtime::http::{HttpConfig, HttpServer};
+    let layered = Arc::new(Layered::shared(
+        Arc::new(Calc),
+        Arc::new(RateLimit::per_capability(3, Duration::from_secs(60))),
+        "any",
+    ));
+    let stop = CancellationToken::new();
+    let zap = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let zap_addr = zap.local_addr().unwrap();
+    let config = ServerConfig {
+        authorize: Some(holders::policy()),
+        ..ServerConfig::default()
+    };
+    tokio::spawn(Server::new(zap, Arc::clone(&layered), config).run(stop.clone()));
+    let http = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let http_addr = http.local_addr().unwrap();
+    let config = HttpConfig {
+        authorize: Some(holders::policy()),
+        ..HttpConfig::default()
+    };
+    tokio::spawn(HttpServer::new(http, Arc::clone(&layered), config).run(stop.clone()));
+    let client = |holder: u8| async move {
+        let config = ClientConfig {
+            cap: holders::cap(holder),
+            ..ClientConfig::default()
+        };
+        Client::connect_with(zap_addr, config).await.unwrap()
+    };
+    // Holder 0xaa: two calls over ZAP/TCP, one over HTTP with a token of its own (the
+    // same holder): its three.
+    let alice = client(0xaa).await;
+    for _ in 0..2 {
+        alice.call(PING, b"").await.expect("within alice's limit");
+    }
+    let token = base64::engine::general_purpose::STANDARD.encode(holders::cap(0xaa));
+    let headers = format!("Authorization: ZAP-Cap {token}\r\n");
+    let ping =
+        crate::http_support::request(serde_json::json!(1), "calc_ping", serde_json::json!([]));
+    let mut raw = crate::http_support::RawClient::connect(http_addr).await;
+    let answer = raw.post_with_headers("/rpc", &headers, &ping).await.json();
+    assert_eq!(answer["result"], serde_json::Value::Null, "{answer}");
+    match alice.call(PING, b"").await {
+        Err(ClientError::Status { status, message }) => {
+            assert_eq!(status, Status::TOO_MANY_REQUESTS);
+            assert!(message.contains("capability holder"), "{message}");
+        }
+        other => panic!("alice's 4th call: {other:?}"),
+    }
+    // Holder 0xbb has its own count.
+    let bob = client(0xbb).await;
+    bob.call(PING, b"").await.expect("bob's first call");
+    stop.cancel();
+}
+
 #[tokio::test]
 async fn over_quic() {
     use crate::quic_support::{client_tls, QuicTest};

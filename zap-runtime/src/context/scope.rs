@@ -138,6 +138,8 @@ pub struct Context {
     metadata: Arc<Metadata>,
     /// Where the handler's answer metadata goes, when the transport can carry it back.
     answer: Option<AnswerMetadata>,
+    /// The capability the server's policy admitted the call with.
+    capability: Option<bytes::Bytes>,
 }
 
 impl Context {
@@ -196,6 +198,22 @@ impl Context {
     /// The metadata the caller sent.
     pub fn metadata(&self) -> &Metadata {
         &self.metadata
+    }
+
+    /// The capability token (a `Cap` field: one capability or a chain) the caller
+    /// presented and the server's capability policy verified before the call ran:
+    /// present only on a server configured with a policy, for a call that sent one.
+    /// `zap_runtime::cap::Presented::decode` reads it (its leaf's holder, issuer,
+    /// permissions).
+    pub fn capability(&self) -> Option<&[u8]> {
+        self.capability.as_deref()
+    }
+
+    /// The same context with the capability the policy admitted the call with.
+    #[cfg_attr(not(any(feature = "server", feature = "jsonrpc")), allow(dead_code))]
+    pub(crate) fn with_capability(mut self, capability: bytes::Bytes) -> Self {
+        self.capability = Some(capability);
+        self
     }
 
     /// Send the pair `key: value` back with the answer. Answers carry metadata to

@@ -221,6 +221,8 @@ where
         }
     };
     let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
+    let context =
+        crate::call::with_capability(context, admitted_cap(config.authorize.as_ref(), &cap));
     let caller = Caller {
         authorize: config.authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),
@@ -299,6 +301,20 @@ fn metrics_refusal<B>(config: &HttpConfig, req: &Request<B>) -> Option<Reply> {
         _ => StatusCode::UNAUTHORIZED,
     };
     Some(text(code, format!("{why}\n")))
+}
+
+/// The capability a policy checks each call of the request against, for the calls'
+/// context ([`Context::capability`](crate::context::Context::capability)); `None` without
+/// a policy or a capability. The context holds it for calls the policy admitted only:
+/// a refused call never runs.
+pub(super) fn admitted_cap(
+    authorize: Option<&crate::service::Authorizer>,
+    cap: &Result<Vec<u8>, &'static str>,
+) -> Option<Bytes> {
+    match (authorize, cap) {
+        (Some(_), Ok(cap)) if !cap.is_empty() => Some(Bytes::copy_from_slice(cap)),
+        _ => None,
+    }
 }
 
 /// The capability of an `Authorization: ZAP-Cap <base64 of the capability message>`

@@ -164,11 +164,16 @@ pub(super) fn upgrade<S: Service>(
             Some(session.framing()),
         )
         .await;
+        // The calls the policy admits carry the capability in their context.
+        let admitted = super::routes::admitted_cap(authorize.as_ref(), &cap);
         let gate = Gate {
             authorize,
             load_limit,
             cap,
-            context: metadata.map(|m| crate::context::Context::new().with_metadata(m)),
+            context: crate::call::with_capability(
+                metadata.map(|m| crate::context::Context::new().with_metadata(m)),
+                admitted,
+            ),
         };
         serve(service, ws, session, gate, shutdown).await;
     };
