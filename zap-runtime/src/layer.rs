@@ -69,6 +69,11 @@ impl CallInfo<'_> {
 
 /// Code around every call of a [`Layered`] service.
 pub trait CallLayer: Send + Sync + 'static {
+    /// Whether the layer reads [`Context::capability`]: the server then puts the
+    /// capability its policy admitted each call with in the call's context (which
+    /// costs a context, boxed, for each call that presents one).
+    const CAPABILITY: bool = false;
+
     /// Before the handler runs: `Ok` to pass the call on, or the error to answer with
     /// (the handler does not run). Also called for each stream open.
     fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
@@ -85,6 +90,8 @@ pub trait CallLayer: Send + Sync + 'static {
 
 /// Two layers: `A` then `B` before a call, `B` then `A` after it.
 impl<A: CallLayer, B: CallLayer> CallLayer for (A, B) {
+    const CAPABILITY: bool = A::CAPABILITY || B::CAPABILITY;
+
     fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
         self.0.before(call)?;
         self.1.before(call)
@@ -98,6 +105,8 @@ impl<A: CallLayer, B: CallLayer> CallLayer for (A, B) {
 
 /// Three layers, in order before a call and in reverse after it.
 impl<A: CallLayer, B: CallLayer, C: CallLayer> CallLayer for (A, B, C) {
+    const CAPABILITY: bool = A::CAPABILITY || B::CAPABILITY || C::CAPABILITY;
+
     fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
         self.0.before(call)?;
         self.1.before(call)?;
@@ -188,6 +197,7 @@ impl<S: Service, L: CallLayer> Service for Layered<S, L> {
     const OPENRPC: Option<&'static str> = S::OPENRPC;
     const PACKAGE: &'static str = S::PACKAGE;
     const SCHEMA: Option<crate::service::EmbeddedSchema> = S::SCHEMA;
+    const CAPABILITY: bool = S::CAPABILITY || L::CAPABILITY;
 
     fn call<'a>(
         &'a self,
@@ -296,6 +306,9 @@ impl RateLimit {
 }
 
 impl CallLayer for RateLimit {
+    /// [`RateLimit::per_capability`] reads it.
+    const CAPABILITY: bool = true;
+
     fn before(&self, call: &CallInfo<'_>) -> Result<(), CallError> {
         let (caller, what) = match &self.by {
             Caller::Metadata(key) => (

@@ -636,6 +636,7 @@ impl<S: Service> Service for Metered<S> {
     const OPENRPC: Option<&'static str> = S::OPENRPC;
     const PACKAGE: &'static str = S::PACKAGE;
     const SCHEMA: Option<crate::service::EmbeddedSchema> = S::SCHEMA;
+    const CAPABILITY: bool = S::CAPABILITY;
 
     /// Counts the stream (opened, active) and its messages both ways.
     fn stream(

@@ -202,7 +202,9 @@ impl Context {
 
     /// The capability token (a `Cap` field: one capability or a chain) the caller
     /// presented and the server's capability policy verified before the call ran:
-    /// present only on a server configured with a policy, for a call that sent one.
+    /// present only on a server configured with a policy, for a call that sent one, to
+    /// a service that asks for it ([`Service::CAPABILITY`](crate::Service::CAPABILITY),
+    /// which a layer that reads it sets).
     /// `zap_runtime::cap::Presented::decode` reads it (its leaf's holder, issuer,
     /// permissions).
     pub fn capability(&self) -> Option<&[u8]> {

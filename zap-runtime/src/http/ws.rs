@@ -165,7 +165,9 @@ pub(super) fn upgrade<S: Service>(
         )
         .await;
         // The calls the policy admits carry the capability in their context.
-        let admitted = super::routes::admitted_cap(authorize.as_ref(), &cap);
+        let admitted = S::CAPABILITY
+            .then(|| super::routes::admitted_cap(authorize.as_ref(), &cap))
+            .flatten();
         let gate = Gate {
             authorize,
             load_limit,

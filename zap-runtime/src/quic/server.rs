@@ -336,9 +336,7 @@ async fn answer<S: Service>(
         }
     };
     let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
-    let cap = config
-        .authorize
-        .is_some()
+    let cap = (S::CAPABILITY && config.authorize.is_some())
         .then(|| crate::owned::share(&envelope, req.cap));
     let context = call::with_capability(context, cap);
     let call = call::Call {
@@ -469,9 +467,7 @@ async fn open_stream<S: Service>(
             return;
         }
     };
-    let cap = config
-        .authorize
-        .is_some()
+    let cap = (S::CAPABILITY && config.authorize.is_some())
         .then(|| crate::owned::share(&envelope, req.cap));
     let context = call::with_capability(context, cap);
     let open = crate::owned::share(&envelope, req.payload);

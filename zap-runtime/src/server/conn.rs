@@ -336,6 +336,7 @@ impl Conn<'_> {
                 &mut self.text,
                 self.peer,
                 self.config,
+                S::CAPABILITY,
             );
             if !admitted {
                 self.jobs.push(job);
@@ -650,6 +651,7 @@ fn admit(
     text: &mut String,
     peer: SocketAddr,
     config: &ServerConfig,
+    with_capability: bool,
 ) -> bool {
     text.clear();
     let mut pipeline = ConnPipeline {
@@ -711,7 +713,11 @@ fn admit(
         .then(|| crate::owned::range_in(&frame, req.cap));
     let payload = crate::owned::range_in(&frame, req.payload);
     call.cap = cap.map(|cap| frame.slice(cap));
-    let context = call::with_capability(context, call.cap.clone());
+    let context = if with_capability {
+        call::with_capability(context, call.cap.clone())
+    } else {
+        context
+    };
     call.head = head;
     call.method = refusal.method;
     call.promise_id = refusal.promise_id;

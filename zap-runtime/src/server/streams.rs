@@ -140,9 +140,7 @@ impl Streams {
             self.outbox.push_end(id, Some((Status::OVERLOADED, &why)));
             return Ok(());
         }
-        let cap = config
-            .authorize
-            .is_some()
+        let cap = (S::CAPABILITY && config.authorize.is_some())
             .then(|| crate::owned::share(frame, req.cap));
         let context = crate::call::with_capability(context, cap);
         let open = crate::owned::share(frame, req.payload);

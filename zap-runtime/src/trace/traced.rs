@@ -228,6 +228,7 @@ impl<S: Service> Service for Traced<S> {
     const OPENRPC: Option<&'static str> = S::OPENRPC;
     const PACKAGE: &'static str = S::PACKAGE;
     const SCHEMA: Option<crate::service::EmbeddedSchema> = S::SCHEMA;
+    const CAPABILITY: bool = S::CAPABILITY;
 
     fn call<'a>(
         &'a self,
