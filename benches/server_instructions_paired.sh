@@ -55,40 +55,11 @@ build() { # DIR TARGET_DIR
 build "$ROOT" "$ROOT/target"
 build "$BASE_DIR/src" "$BASE_DIR/target"
 
-# One side once: SIDE BIN_DIR ROUND; appends "side round depth calls instructions" lines.
-measure() {
-    local side=$1 bin=$2 round=$3 addr=127.0.0.1:19993
-    RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$WORK/$side.%p" \
-        --dump-instr=no "$bin/eth-rpc" --zap-addr "$addr" --http-addr 127.0.0.1:18593 \
-        >/dev/null 2>"$WORK/$side.log" &
-    PID=$!
-    local up=
-    for _ in $(seq 600); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/19993") 2>/dev/null; then up=1; break; fi
-        sleep 0.1
-    done
-    [ -n "$up" ] || { cat "$WORK/$side.log" >&2; exit 1; }
-    for depth in 1 16; do
-        for calls in $SMALL $LARGE; do
-            callgrind_control -z "$PID" >/dev/null 2>&1
-            "$bin/loadgen" --target zap --addr "$addr" -c 64 -d "$depth" --requests "$calls" \
-                --stall-timeout 120 --json "$WORK/run.json" >/dev/null
-            callgrind_control -d "$PID" >/dev/null 2>&1
-            local dump total checked
-            dump=$(ls -t "$WORK/$side.$PID".* | head -n 1)
-            total=$(grep -E '^(totals|summary):' "$dump" | head -n 1 | awk '{print $2}')
-            checked=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checked"])' "$WORK/run.json")
-            echo "$side $round $depth $checked $total" >>"$WORK/runs.txt"
-            rm -f "$dump"
-        done
-    done
-    kill -TERM "$PID"
-    wait "$PID" 2>/dev/null || true
-    PID=
-}
+# callgrind_side: one side of a round.
+source benches/callgrind_lib.sh
 for round in $(seq "$ROUNDS"); do
-    measure head "$ROOT/target/release" "$round"
-    measure base "$BASE_DIR/target/release" "$round"
+    callgrind_side head "$round" "$ROOT/target/release" zap
+    callgrind_side base "$round" "$BASE_DIR/target/release" zap
 done
 
 python3 - "$WORK/runs.txt" "$RAW/$NAME.txt" "$HEAD_COMMIT" "$BASE_COMMIT" \

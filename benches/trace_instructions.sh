@@ -65,54 +65,27 @@ http.server.ThreadingHTTPServer((host, int(port)), Sink).serve_forever()
 PY
 SINK=$!
 
-# One side once: SIDE TARGET ROUND [eth-rpc arguments...]; appends
-# "side round depth calls instructions" lines to runs.txt.
-measure() {
-    local side=$1 target=$2 round=$3 addr=127.0.0.1:19991 http=127.0.0.1:18591
-    shift 3
-    RUST_LOG=warn valgrind --tool=callgrind --callgrind-out-file="$WORK/$side.%p" \
-        --dump-instr=no "$BIN/eth-rpc" --zap-addr "$addr" --http-addr "$http" "$@" \
-        >/dev/null 2>"$WORK/$side.log" &
-    PID=$!
-    local up=
-    for _ in $(seq 600); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/19991") 2>/dev/null; then up=1; break; fi
-        sleep 0.1
-    done
-    [ -n "$up" ] || { cat "$WORK/$side.log" >&2; exit 1; }
-    for depth in 1 16; do
-        for calls in $SMALL $LARGE; do
-            callgrind_control -z "$PID" >/dev/null 2>&1
-            "$BIN/loadgen" --target "$target" --addr "$addr" -c 64 -d "$depth" \
-                --requests "$calls" --stall-timeout 120 --json "$WORK/run.json" >/dev/null
-            callgrind_control -d "$PID" >/dev/null 2>&1
-            local dump total checked
-            dump=$(ls -t "$WORK/$side.$PID".* | head -n 1)
-            total=$(grep -E '^(totals|summary):' "$dump" | head -n 1 | awk '{print $2}')
-            checked=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["checked"])' "$WORK/run.json")
-            echo "$side $round $depth $checked $total" >>"$WORK/runs.txt"
-            if [ "$round" = "$ROUNDS" ] && [ "$side" != plain ]; then
-                mv "$dump" "$WORK/$side-d$depth-$calls.out"
-            else
-                rm -f "$dump"
-            fi
-        done
-    done
-    if [ "$side" = exported ]; then
-        # What the exporter counted, before the flush at shutdown.
+# callgrind_side: one side of a round; the last round's dumps of the traced sides are
+# kept for the profile below.
+source benches/callgrind_lib.sh
+before_stop() { # SIDE ROUND HTTP: what the exporting server counted, before its flush
+    if [ "$1" = exported ]; then
         python3 -c 'import sys, urllib.request; print(urllib.request.urlopen(sys.argv[1]).read().decode())' \
-            "http://$http/metrics" | grep -E '^zap_otel_spans_(exported|dropped)_total ' \
-            | sed "s/^/round $round: /" >>"$WORK/spans.txt" || true
+            "http://$3/metrics" | grep -E '^zap_otel_spans_(exported|dropped)_total ' \
+            | sed "s/^/round $2: /" >>"$WORK/spans.txt" || true
     fi
-    kill -TERM "$PID"
-    wait "$PID" 2>/dev/null || true
-    PID=
+}
+side() { # SIDE TARGET ROUND [eth-rpc arguments...]
+    local side=$1 target=$2 round=$3
+    shift 3
+    if [ "$round" = "$ROUNDS" ] && [ "$side" != plain ]; then KEEP_DUMPS=1; else KEEP_DUMPS=; fi
+    callgrind_side "$side" "$round" "$BIN" "$target" "$@"
 }
 : >"$WORK/spans.txt"
 for round in $(seq "$ROUNDS"); do
-    measure plain zap "$round"
-    measure carried zap-traced "$round"
-    measure exported zap-traced "$round" --otlp-endpoint http://127.0.0.1:14318
+    side plain zap "$round"
+    side carried zap-traced "$round"
+    side exported zap-traced "$round" --otlp-endpoint http://127.0.0.1:14318
 done
 
 python3 - "$WORK/runs.txt" "$WORK/spans.txt" "$RAW/trace-instructions.txt" "$COMMIT" \
