@@ -277,4 +277,29 @@ mod tests {
         let later = "01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01-what-next";
         assert!(TraceParent::parse(later.as_bytes()).is_some());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn what_is_written_reads_back(
+            trace_id in proptest::array::uniform16(proptest::num::u8::ANY),
+            parent_id in proptest::array::uniform8(proptest::num::u8::ANY),
+            flags: u8,
+        ) {
+            let parent = TraceParent { trace_id, parent_id, flags };
+            let read = TraceParent::parse(&parent.encode());
+            if trace_id == [0; 16] || parent_id == [0; 8] {
+                proptest::prop_assert_eq!(read, None);
+            } else {
+                proptest::prop_assert_eq!(read, Some(parent));
+            }
+        }
+
+        #[test]
+        fn any_bytes_are_read_without_panicking(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..80)) {
+            if let Some(parent) = TraceParent::parse(&bytes) {
+                // What is accepted is version 00 text exactly, or a later version's prefix.
+                proptest::prop_assert_eq!(&parent.encode()[3..], &bytes[3..55]);
+            }
+        }
+    }
 }
