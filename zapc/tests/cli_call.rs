@@ -208,6 +208,17 @@ async fn calls_a_real_server_with_json_in_and_out() {
         ),
         "{err}"
     );
+    // A new trace: its id on stderr, and the same id reaches the handler.
+    let (status, out, err) = run(args(&["--traceparent", "new", "Notes.count"]))
+        .await
+        .unwrap();
+    assert_eq!(status, 0, "{err}");
+    let id = err
+        .lines()
+        .find_map(|l| l.strip_prefix("trace "))
+        .unwrap_or_else(|| panic!("the trace id on stderr: {err}"));
+    assert_eq!(id.len(), 32, "{id}");
+    assert_eq!(out, format!("{{\"id\":3,\"text\":\"trace {id}\"}}\n"));
     let (status, _, err) = run(args(&["--traceparent", "00-abc-01", "Notes.count"]))
         .await
         .unwrap();

@@ -65,8 +65,10 @@ pub struct Args {
     headers: Vec<String>,
     /// A W3C trace context to send with the call
     /// (`00-<32 hex trace id>-<16 hex parent span id>-<2 hex flags>`): a server that
-    /// traces makes its span of the call a child of this parent, in this trace.
-    #[arg(long, value_name = "TRACEPARENT")]
+    /// traces makes its span of the call a child of this parent, in this trace. `new`
+    /// starts a trace (sampled) and prints `trace <id>` on stderr, to look it up in the
+    /// tracing back end.
+    #[arg(long, value_name = "TRACEPARENT|new")]
     traceparent: Option<String>,
     /// For a method with a `stream T` parameter: read the messages to send from stdin,
     /// one JSON object per line, and end the stream at the end of input. Without it
@@ -276,6 +278,30 @@ async fn run_stream<T: Transport>(
     tokio::try_join!(sending, receiving).map(|_| Vec::new())
 }
 
+/// A new sampled trace with random ids (from the standard library's randomly keyed
+/// hasher, seeded by the operating system: unique, not secret, as trace ids need).
+fn new_trace() -> zap_runtime::trace::TraceParent {
+    use std::hash::{BuildHasher, Hasher};
+    let random = |n: u64| {
+        let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+        hasher.write_u64(n);
+        hasher.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        hasher.finish().max(1)
+    };
+    let mut trace_id = [0; 16];
+    trace_id[..8].copy_from_slice(&random(1).to_le_bytes());
+    trace_id[8..].copy_from_slice(&random(2).to_le_bytes());
+    zap_runtime::trace::TraceParent {
+        trace_id,
+        parent_id: random(3).to_le_bytes(),
+        flags: 1,
+    }
+}
+
 /// The metadata of `--header KEY=VALUE` options and `--traceparent`, as the calls'
 /// options.
 fn call_options(
@@ -284,12 +310,20 @@ fn call_options(
 ) -> Result<zap_runtime::context::CallOptions, String> {
     let mut options = zap_runtime::context::CallOptions::new();
     if let Some(text) = traceparent {
-        let parent = zap_runtime::trace::TraceParent::parse(text.as_bytes()).ok_or_else(|| {
-            format!(
-                "--traceparent {text:?} is not a W3C traceparent: write it as \
-                 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not all zero"
-            )
-        })?;
+        let parent = match text {
+            "new" => {
+                let parent = new_trace();
+                eprintln!("trace {}", parent.trace_id_hex());
+                parent
+            }
+            _ => zap_runtime::trace::TraceParent::parse(text.as_bytes()).ok_or_else(|| {
+                format!(
+                    "--traceparent {text:?} is not a W3C traceparent: write it as \
+                     00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lowercase, ids not \
+                     all zero (or say `new`)"
+                )
+            })?,
+        };
         options = options
             .header(zap_runtime::trace::TRACEPARENT, parent.to_string())
             .map_err(|e| format!("--traceparent: {e}"))?;
