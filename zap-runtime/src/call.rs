@@ -261,11 +261,19 @@ async fn serve<S: Service>(
     })
 }
 
-/// `context` with the capability a policy admitted the call with (`cap`: the presented
-/// `Cap` field, `None` when the server has no policy), for layers and handlers to read
-/// ([`Context::capability`]); unchanged for a call that presented none.
-pub(crate) fn with_capability(context: Option<Context>, cap: Option<Bytes>) -> Option<Context> {
-    match cap {
+/// `context` with the capability a policy admitted the call with, for layers and
+/// handlers to read ([`Context::capability`]), when the service wants it (`wanted`:
+/// `Service::CAPABILITY`); `cap` gives the presented `Cap` field, `None` when the server
+/// has no policy, and is not asked otherwise. Unchanged for a call that presented none.
+pub(crate) fn with_capability(
+    context: Option<Context>,
+    wanted: bool,
+    cap: impl FnOnce() -> Option<Bytes>,
+) -> Option<Context> {
+    if !wanted {
+        return context;
+    }
+    match cap() {
         Some(cap) if !cap.is_empty() => Some(context.unwrap_or_default().with_capability(cap)),
         _ => context,
     }

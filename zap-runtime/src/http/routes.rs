@@ -221,12 +221,9 @@ where
         }
     };
     let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
-    let context = match S::CAPABILITY {
-        true => {
-            crate::call::with_capability(context, admitted_cap(config.authorize.as_ref(), &cap))
-        }
-        false => context,
-    };
+    let context = crate::call::with_capability(context, S::CAPABILITY, || {
+        admitted_cap(config.authorize.as_ref(), &cap)
+    });
     let caller = Caller {
         authorize: config.authorize.as_ref(),
         cap: cap.as_deref().map_err(|reason| *reason),

@@ -165,17 +165,16 @@ pub(super) fn upgrade<S: Service>(
         )
         .await;
         // The calls the policy admits carry the capability in their context.
-        let admitted = S::CAPABILITY
-            .then(|| super::routes::admitted_cap(authorize.as_ref(), &cap))
-            .flatten();
+        let context = crate::call::with_capability(
+            metadata.map(|m| crate::context::Context::new().with_metadata(m)),
+            S::CAPABILITY,
+            || super::routes::admitted_cap(authorize.as_ref(), &cap),
+        );
         let gate = Gate {
             authorize,
             load_limit,
             cap,
-            context: crate::call::with_capability(
-                metadata.map(|m| crate::context::Context::new().with_metadata(m)),
-                admitted,
-            ),
+            context,
         };
         serve(service, ws, session, gate, shutdown).await;
     };

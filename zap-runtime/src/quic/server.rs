@@ -336,9 +336,12 @@ async fn answer<S: Service>(
         }
     };
     let answer = context.as_ref().and_then(|c| c.answer_slot()).cloned();
-    let cap = (S::CAPABILITY && config.authorize.is_some())
-        .then(|| crate::owned::share(&envelope, req.cap));
-    let context = call::with_capability(context, cap);
+    let context = call::with_capability(context, S::CAPABILITY, || {
+        config
+            .authorize
+            .is_some()
+            .then(|| crate::owned::share(&envelope, req.cap))
+    });
     let call = call::Call {
         ordinal: req.method,
         cap: req.cap,
@@ -467,9 +470,12 @@ async fn open_stream<S: Service>(
             return;
         }
     };
-    let cap = (S::CAPABILITY && config.authorize.is_some())
-        .then(|| crate::owned::share(&envelope, req.cap));
-    let context = call::with_capability(context, cap);
+    let context = call::with_capability(context, S::CAPABILITY, || {
+        config
+            .authorize
+            .is_some()
+            .then(|| crate::owned::share(&envelope, req.cap))
+    });
     let open = crate::owned::share(&envelope, req.payload);
     let outbox = Arc::new(Outbox::new(OUTBOX_LIMIT, config.max_frame));
     let (tx, rx) = stream::queue(config.stream_queue);

@@ -713,11 +713,7 @@ fn admit(
         .then(|| crate::owned::range_in(&frame, req.cap));
     let payload = crate::owned::range_in(&frame, req.payload);
     call.cap = cap.map(|cap| frame.slice(cap));
-    let context = if with_capability {
-        call::with_capability(context, call.cap.clone())
-    } else {
-        context
-    };
+    let context = call::with_capability(context, with_capability, || call.cap.clone());
     call.head = head;
     call.method = refusal.method;
     call.promise_id = refusal.promise_id;

@@ -140,9 +140,12 @@ impl Streams {
             self.outbox.push_end(id, Some((Status::OVERLOADED, &why)));
             return Ok(());
         }
-        let cap = (S::CAPABILITY && config.authorize.is_some())
-            .then(|| crate::owned::share(frame, req.cap));
-        let context = crate::call::with_capability(context, cap);
+        let context = crate::call::with_capability(context, S::CAPABILITY, || {
+            config
+                .authorize
+                .is_some()
+                .then(|| crate::owned::share(frame, req.cap))
+        });
         let open = crate::owned::share(frame, req.payload);
         let (tx, rx) = stream::queue(config.stream_queue);
         let mut io = StreamIo::new(id, rx, Arc::clone(&self.outbox));
