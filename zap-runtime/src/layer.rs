@@ -167,20 +167,25 @@ impl<S, L> std::fmt::Debug for Layered<S, L> {
 }
 
 impl<S: Service, L: CallLayer> Layered<S, L> {
+    /// What the layers see of a call (or stream open) of method `ordinal`.
+    fn info<'c>(&self, ordinal: u32, context: &'c Context, stream: bool) -> CallInfo<'c> {
+        CallInfo {
+            service: S::NAME,
+            method: S::method(ordinal),
+            ordinal,
+            transport: self.transport,
+            context,
+            stream,
+            peer: crate::context::peer_addr(),
+        }
+    }
+
     async fn around<F>(&self, ordinal: u32, call: F) -> Result<Reply, CallError>
     where
         F: Future<Output = Result<Reply, CallError>>,
     {
         let context = Context::current();
-        let info = CallInfo {
-            service: S::NAME,
-            method: S::method(ordinal),
-            ordinal,
-            transport: self.transport,
-            context: &context,
-            stream: false,
-            peer: crate::context::peer_addr(),
-        };
+        let info = self.info(ordinal, &context, false);
         let started = Instant::now();
         let answer = match self.layer.before(&info) {
             Ok(()) => call.await,
@@ -226,16 +231,7 @@ impl<S: Service, L: CallLayer> Service for Layered<S, L> {
     ) -> Result<(), CallError> {
         // Read inside the stream's task, where its context is current.
         let context = Context::current();
-        let info = CallInfo {
-            service: S::NAME,
-            method: S::method(ordinal),
-            ordinal,
-            transport: self.transport,
-            context: &context,
-            stream: true,
-            peer: crate::context::peer_addr(),
-        };
-        self.layer.before(&info)?;
+        self.layer.before(&self.info(ordinal, &context, true))?;
         Arc::clone(&self.service).stream(ordinal, open, io).await
     }
 

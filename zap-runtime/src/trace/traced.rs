@@ -101,8 +101,7 @@ impl Spans {
     /// The server span of a call (or stream) of method `ordinal` of `S`, its parent
     /// the caller's span when the call names one.
     pub(crate) fn span<S: Service>(&self, ordinal: u32, stream: bool) -> tracing::Span {
-        let position = S::METHODS.iter().position(|m| m.ordinal == ordinal);
-        let (name, full) = match position {
+        let (name, full) = match crate::service::method_index(S::METHODS, ordinal) {
             Some(i) => {
                 let m = &S::METHODS[i];
                 let name = if self.system == "jsonrpc" {

@@ -24,29 +24,12 @@ use zap_runtime::frame::{detect, Direction, FrameDecoder, Framing};
 use zap_runtime::rpc::Response;
 use zap_runtime::server::{serve_stream, CancellationToken, ServerConfig};
 use zap_runtime::stream::{StreamIo, Streaming};
-use zap_runtime::{json, Builder, Bytes, CallError, Message, MethodInfo, Reply, Service};
+use zap_runtime::{Builder, Bytes, CallError, Message, MethodInfo, Reply, Service};
 
 /// Calls 1 (echo) and 2 (fails), streams 3 (server: sends as many messages as the
 /// opening's first byte, at most 8), 4 (bidirectional echo), 5 (client: one answer
 /// with the count at the end).
 pub struct Streamer;
-
-const fn method(ordinal: u32, name: &'static str, streaming: Streaming) -> MethodInfo {
-    MethodInfo {
-        ordinal,
-        permissions: 0,
-        name,
-        streaming,
-        json_name: name,
-        request: None,
-        response: None,
-        positional: &[],
-        result_field: None,
-        params_to_wire: json::no_params,
-        result_to_json: json::no_result,
-        subscription: None,
-    }
-}
 
 fn one_field(out: &mut Builder, bytes: &[u8]) -> Result<(), CallError> {
     let mut obj = out.start_object(8);
@@ -58,11 +41,11 @@ fn one_field(out: &mut Builder, bytes: &[u8]) -> Result<(), CallError> {
 impl Service for Streamer {
     const NAME: &'static str = "Streamer";
     const METHODS: &'static [MethodInfo] = &[
-        method(1, "echo", Streaming::Unary),
-        method(2, "fail", Streaming::Unary),
-        method(3, "count", Streaming::Server),
-        method(4, "shout", Streaming::Bidi),
-        method(5, "gather", Streaming::Client),
+        MethodInfo::new(1, "echo", Streaming::Unary),
+        MethodInfo::new(2, "fail", Streaming::Unary),
+        MethodInfo::new(3, "count", Streaming::Server),
+        MethodInfo::new(4, "shout", Streaming::Bidi),
+        MethodInfo::new(5, "gather", Streaming::Client),
     ];
 
     async fn call<'a>(
