@@ -20,6 +20,31 @@ use zap_runtime::{Builder, CallError, ClientError, MethodInfo, Reply, Service, T
 
 use crate::http_support::Calc;
 
+/// `service` served over ZAP/TCP on a port of its own until the token is cancelled.
+async fn zap_server<S: Service>(
+    service: Arc<S>,
+    config: ServerConfig,
+) -> (std::net::SocketAddr, CancellationToken) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(Server::new(listener, service, config).run(stop.clone()));
+    (addr, stop)
+}
+
+/// `service` served over JSON-RPC (HTTP and WebSocket) on a port of its own until the
+/// token is cancelled.
+async fn http_server<S: Service>(
+    service: Arc<S>,
+    config: zap_runtime::http::HttpConfig,
+) -> (std::net::SocketAddr, CancellationToken) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = CancellationToken::new();
+    tokio::spawn(zap_runtime::http::HttpServer::new(listener, service, config).run(stop.clone()));
+    (addr, stop)
+}
+
 /// Refuses a call whose `token` metadata is not `secret`, before its handler runs.
 #[derive(Default)]
 struct Auth {
@@ -113,12 +138,7 @@ async fn check<T: Transport>(client: &T, layer: &Stack) {
 #[tokio::test]
 async fn over_zap_tcp() {
     let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "zap"));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(
-        Server::new(listener, Arc::clone(&layered), ServerConfig::default()).run(stop.clone()),
-    );
+    let (addr, stop) = zap_server(Arc::clone(&layered), ServerConfig::default()).await;
     let client = Client::connect(addr).await.unwrap();
     let layer = layered_stack(&layered);
     check(&client, layer).await;
@@ -132,10 +152,7 @@ async fn a_rate_limit_per_address_counts_every_connection_from_it() {
         RateLimit::per_peer(3, Duration::from_secs(60)),
         "zap",
     ));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(Server::new(listener, layered, ServerConfig::default()).run(stop.clone()));
+    let (addr, stop) = zap_server(layered, ServerConfig::default()).await;
     // Three connections from 127.0.0.1: one count.
     let mut clients = Vec::new();
     for _ in 0..3 {
@@ -201,27 +218,22 @@ mod holders {
 async fn a_rate_limit_per_capability_holder_counts_what_the_policy_admitted() {
     use base64::Engine as _;
     use zap_runtime::client::ClientConfig;
-    use zap_runtime::http::{HttpConfig, HttpServer};
+    use zap_runtime::http::HttpConfig;
     let layered = Arc::new(Layered::shared(
         Arc::new(Calc),
         Arc::new(RateLimit::per_capability(3, Duration::from_secs(60))),
         "any",
     ));
-    let stop = CancellationToken::new();
-    let zap = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let zap_addr = zap.local_addr().unwrap();
     let config = ServerConfig {
         authorize: Some(holders::policy()),
         ..ServerConfig::default()
     };
-    tokio::spawn(Server::new(zap, Arc::clone(&layered), config).run(stop.clone()));
-    let http = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let http_addr = http.local_addr().unwrap();
+    let (zap_addr, stop_zap) = zap_server(Arc::clone(&layered), config).await;
     let config = HttpConfig {
         authorize: Some(holders::policy()),
         ..HttpConfig::default()
     };
-    tokio::spawn(HttpServer::new(http, Arc::clone(&layered), config).run(stop.clone()));
+    let (http_addr, stop) = http_server(Arc::clone(&layered), config).await;
     let client = |holder: u8| async move {
         let config = ClientConfig {
             cap: holders::cap(holder),
@@ -252,6 +264,7 @@ async fn a_rate_limit_per_capability_holder_counts_what_the_policy_admitted() {
     // Holder 0xbb has its own count.
     let bob = client(0xbb).await;
     bob.call(PING, b"").await.expect("bob's first call");
+    stop_zap.cancel();
     stop.cancel();
 }
 
@@ -272,14 +285,9 @@ async fn over_quic() {
 async fn over_json_rpc_over_http() {
     use crate::http_support::{error_code, request, RawClient};
     use serde_json::json;
-    use zap_runtime::http::{HttpConfig, HttpServer};
+    use zap_runtime::http::HttpConfig;
     let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "http"));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(
-        HttpServer::new(listener, Arc::clone(&layered), HttpConfig::default()).run(stop.clone()),
-    );
+    let (addr, stop) = http_server(Arc::clone(&layered), HttpConfig::default()).await;
     let ping = request(json!(1), "calc_ping", json!([]));
     let post = |headers: &'static str| {
         let ping = ping.clone();
@@ -354,12 +362,7 @@ impl Service for Ticks {
 async fn a_stream_open_passes_through_the_layers() {
     let ticks = Arc::new(Ticks::default());
     let layered = Arc::new(Layered::new(Arc::clone(&ticks), Auth::default(), "zap"));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(
-        Server::new(listener, Arc::clone(&layered), ServerConfig::default()).run(stop.clone()),
-    );
+    let (addr, stop) = zap_server(Arc::clone(&layered), ServerConfig::default()).await;
     let client = Client::connect(addr).await.unwrap();
     // Without the token: refused before the handler, the stream ends with 401.
     let mut refused = client.open_stream(1, &[3]).await.unwrap();
@@ -395,14 +398,9 @@ async fn over_json_rpc_over_websocket_with_the_upgrades_metadata() {
     use tokio_tungstenite::client_async;
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
     use tokio_tungstenite::tungstenite::Message;
-    use zap_runtime::http::{HttpConfig, HttpServer};
+    use zap_runtime::http::HttpConfig;
     let layered = Arc::new(Layered::new(Arc::new(Calc), stack(), "ws"));
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let stop = CancellationToken::new();
-    tokio::spawn(
-        HttpServer::new(listener, Arc::clone(&layered), HttpConfig::default()).run(stop.clone()),
-    );
+    let (addr, stop) = http_server(Arc::clone(&layered), HttpConfig::default()).await;
     // A session's calls carry the metadata of its upgrade's `Zap-Meta-*` headers.
     let session = |headers: &'static [(&'static str, &'static str)]| async move {
         let mut request = format!("ws://{addr}/").into_client_request().unwrap();
