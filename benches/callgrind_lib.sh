@@ -1,5 +1,6 @@
 # Sourced by the callgrind scripts (server_instructions_paired.sh, trace_instructions.sh),
-# from the repository root: one side of a paired instruction count.
+# from the repository root: one side of a paired instruction count. Their reports read
+# what it records with benches/callgrind_runs.py.
 #
 # callgrind_side SIDE ROUND BIN TARGET [eth-rpc arguments...]
 #   Runs BIN/eth-rpc under callgrind on 127.0.0.1:19993 (HTTP on 18593) with the

@@ -92,13 +92,9 @@ python3 - "$WORK/runs.txt" "$WORK/spans.txt" "$RAW/trace-instructions.txt" "$COM
     "$ROUNDS" "$SMALL" "$LARGE" <<'PY'
 import statistics, sys
 runs, spans, out, commit, rounds, small, large = sys.argv[1:8]
-rows = {}
-for line in open(runs):
-    side, rnd, depth, calls, total = line.split()
-    rows.setdefault((side, int(rnd), int(depth)), []).append((int(calls), int(total)))
-def per_call(side, rnd, depth):
-    (c1, i1), (c2, i2) = sorted(rows[(side, rnd, depth)])
-    return (i2 - i1) / (c2 - c1)
+sys.path.insert(0, "benches")
+from callgrind_runs import per_call_of
+per_call = per_call_of(runs)
 rounds = int(rounds)
 lines = [f"# trace_instructions.sh {rounds} {small} {large}, made at {commit}",
          "# user-space instructions per call of eth-rpc (ZAP/TCP eth_getBalance, 64 connections),",
